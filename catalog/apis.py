@@ -1,0 +1,246 @@
+"""REST endpoints. Reads are public (parts, price history, builds); posting a price
+observation is for staff, authenticated by token (staff scripts) or session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, serializers, status, viewsets
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import SAFE_METHODS, AllowAny, BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from catalog import filters
+from catalog.models import (
+    Build,
+    Case,
+    Condition,
+    Cpu,
+    Currency,
+    Gpu,
+    Motherboard,
+    NvmeCard,
+    NvmeDrive,
+    Part,
+    PriceChangeVia,
+    PriceObservation,
+    Psu,
+    RamKit,
+    System,
+)
+from catalog.selectors import (
+    BuildIncompatibleError,
+    build_check,
+    build_hardware,
+    build_list,
+    build_total_usd,
+    part_detail_list,
+    part_list,
+    part_price_history,
+    price_valid_list,
+)
+from catalog.services import price_observation_create
+from catalog.spec import HardwareDict, SystemHardwareDict
+
+PART_FIELDS = ("slug", "name", "kind", "manufacturer", "source", "notes", "current_price_usd")
+
+
+class StaffWritesPublicReads(BasePermission):
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        return bool(request.user and request.user.is_staff)
+
+
+# --- parts ------------------------------------------------------------------------------
+class PartOutputSerializer(serializers.ModelSerializer[Part]):
+    current_price_usd = serializers.DecimalField(
+        max_digits=10, decimal_places=2, read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = Part
+        fields = PART_FIELDS
+
+
+def _detail_serializer(part_model: type[Part]) -> type[serializers.ModelSerializer[Any]]:
+    local = [f.name for f in part_model._meta.local_fields if f.name != "part_ptr"]
+    meta = type("Meta", (), {"model": part_model, "fields": (*PART_FIELDS, *local)})
+    name = f"{part_model.__name__}OutputSerializer"
+    return type(name, (PartOutputSerializer,), {"Meta": meta})
+
+
+class PartListApi(generics.ListAPIView[Part]):
+    """Every part, with its current price (USD); filter by kind, name, manufacturer."""
+
+    permission_classes = (AllowAny,)
+    serializer_class = PartOutputSerializer
+    filterset_class = filters.PartFilter
+
+    def get_queryset(self) -> Any:
+        return part_list()
+
+
+def _kind_viewset(
+    part_model: type[Part], filterset: type[Any]
+) -> type[viewsets.ReadOnlyModelViewSet[Any]]:
+    attrs = {
+        "permission_classes": (AllowAny,),
+        "serializer_class": _detail_serializer(part_model),
+        "filterset_class": filterset,
+        "lookup_field": "slug",
+        "queryset": part_detail_list(model=part_model),
+        "__doc__": f"{part_model._meta.verbose_name_plural} with specs and current price.",
+    }
+    return type(f"{part_model.__name__}ViewSet", (viewsets.ReadOnlyModelViewSet,), attrs)
+
+
+KIND_VIEWSETS = {
+    "gpus": _kind_viewset(Gpu, filters.GpuFilter),
+    "cpus": _kind_viewset(Cpu, filters.CpuFilter),
+    "motherboards": _kind_viewset(Motherboard, filters.MotherboardFilter),
+    "nvme-drives": _kind_viewset(NvmeDrive, filters.NvmeDriveFilter),
+    "nvme-cards": _kind_viewset(NvmeCard, filters.NvmeCardFilter),
+    "ram-kits": _kind_viewset(RamKit, filters.RamKitFilter),
+    "psus": _kind_viewset(Psu, filters.PsuFilter),
+    "cases": _kind_viewset(Case, filters.CaseFilter),
+    "systems": _kind_viewset(System, filters.SystemFilter),
+}
+
+
+# --- prices -----------------------------------------------------------------------------
+class PriceOutputSerializer(serializers.ModelSerializer[PriceObservation]):
+    part: serializers.SlugRelatedField[Part] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
+
+    class Meta:
+        model = PriceObservation
+        fields = (
+            "id", "part", "amount", "currency", "condition", "vendor", "source_url",
+            "observed_on", "withdrawn", "withdrawn_reason",
+        )  # fmt: skip
+
+
+class PriceInputSerializer(serializers.Serializer[Any]):
+    part: serializers.SlugRelatedField[Part] = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Part.objects.all()
+    )
+    amount = serializers.DecimalField(max_digits=10, decimal_places=2)
+    currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.USD)
+    condition = serializers.ChoiceField(choices=Condition.choices, default=Condition.NEW)
+    vendor = serializers.CharField(max_length=120)
+    source_url = serializers.CharField(max_length=500, required=False, default="")
+    observed_on = serializers.DateField()
+
+
+class PartPriceHistoryApi(generics.ListAPIView[PriceObservation]):
+    """Every price observation of one part, newest first (withdrawn ones included)."""
+
+    permission_classes = (AllowAny,)
+    serializer_class = PriceOutputSerializer
+    filterset_class = filters.PriceObservationFilter
+    queryset = PriceObservation.objects.none()  # for the schema; get_queryset answers
+
+    def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset
+        part = get_object_or_404(Part, slug=self.kwargs["slug"])
+        return part_price_history(part=part).select_related("part")
+
+
+class PriceListApi(generics.ListAPIView[PriceObservation]):
+    """GET: valid price observations, filterable. POST (staff, token): add one."""
+
+    authentication_classes = (TokenAuthentication, SessionAuthentication)
+    permission_classes = (StaffWritesPublicReads,)
+    serializer_class = PriceOutputSerializer
+    filterset_class = filters.PriceObservationFilter
+
+    def get_queryset(self) -> Any:
+        return price_valid_list().select_related("part")
+
+    @extend_schema(
+        request=PriceInputSerializer,
+        responses={
+            201: PriceOutputSerializer,
+            400: OpenApiResponse(description="invalid observation; the reasons per field"),
+            401: OpenApiResponse(description="no credentials"),
+            403: OpenApiResponse(description="not staff"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = PriceInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            observation = price_observation_create(
+                **data.validated_data, user=request.user, via=PriceChangeVia.API
+            )
+        except DjangoValidationError as error:
+            raise ValidationError(error.message_dict) from error
+        return Response(PriceOutputSerializer(observation).data, status=status.HTTP_201_CREATED)
+
+
+# --- builds -----------------------------------------------------------------------------
+class BuildLineSerializer(serializers.Serializer[Any]):
+    part = serializers.CharField(source="part.slug")
+    name = serializers.CharField(source="part.name")
+    kind = serializers.CharField(source="part.kind")
+    quantity = serializers.IntegerField()
+    quoted_unit_usd = serializers.DecimalField(max_digits=10, decimal_places=2, allow_null=True)
+
+
+class BuildOutputSerializer(serializers.ModelSerializer[Build]):
+    lines = BuildLineSerializer(many=True)
+
+    class Meta:
+        model = Build
+        fields: tuple[str, ...] = ("slug", "name", "origin", "description", "source", "lines")
+
+
+class BuildDetailOutputSerializer(BuildOutputSerializer):
+    total_usd = serializers.SerializerMethodField()
+    quoted_total_usd = serializers.SerializerMethodField()
+    problems = serializers.SerializerMethodField()
+    hardware = serializers.SerializerMethodField()
+
+    class Meta(BuildOutputSerializer.Meta):
+        fields = (*BuildOutputSerializer.Meta.fields, "total_usd", "quoted_total_usd", "problems",
+                  "hardware")  # fmt: skip
+
+    def get_total_usd(self, build: Build) -> str | None:
+        total = build_total_usd(build=build)
+        return None if total is None else str(total)
+
+    def get_quoted_total_usd(self, build: Build) -> str | None:
+        total = build_total_usd(build=build, quoted=True)
+        return None if total is None else str(total)
+
+    def get_problems(self, build: Build) -> list[dict[str, str]]:
+        return [problem.as_dict() for problem in build_check(build=build)]
+
+    def get_hardware(self, build: Build) -> HardwareDict | SystemHardwareDict | None:
+        try:
+            return build_hardware(build=build)
+        except BuildIncompatibleError:
+            return None
+
+
+class BuildViewSet(viewsets.ReadOnlyModelViewSet[Build]):
+    """Named builds (seed builds A-D, generated candidates, user builds)."""
+
+    permission_classes = (AllowAny,)
+    lookup_field = "slug"
+    filterset_fields = ("origin",)
+
+    def get_queryset(self) -> Any:
+        return build_list()
+
+    def get_serializer_class(self) -> Any:
+        return BuildDetailOutputSerializer if self.action == "retrieve" else BuildOutputSerializer

@@ -1,0 +1,313 @@
+"""Compatibility rules. Each rule is a small function of a `BuildSpec` that returns the
+problems it finds, each explained in words; `build_problems` runs them all.
+
+A rule stays silent when a part it needs is missing: `required_parts` reports that."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from catalog.hardware import M2_LANES_PER_DRIVE, pcie_label
+from catalog.models import PartKind
+from catalog.spec import REQUIRED_KINDS, BuildSpec
+
+# A PSU should carry the parts' summed TDP with 25 % headroom for transients (issue #4).
+PSU_HEADROOM = 1.25
+
+
+class Severity(StrEnum):
+    ERROR = "error"  # the build cannot work as listed
+    WARNING = "warning"  # it works, at a cost the user should know about
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    rule: str
+    severity: Severity
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "severity": str(self.severity), "message": self.message}
+
+
+Rule = Callable[[BuildSpec], list[Problem]]
+RULES: list[Rule] = []
+
+
+def rule(function: Rule) -> Rule:
+    RULES.append(function)
+    return function
+
+
+def _error(name: str, message: str) -> list[Problem]:
+    return [Problem(name, Severity.ERROR, message)]
+
+
+@rule
+def required_parts(spec: BuildSpec) -> list[Problem]:
+    if spec.system is not None:
+        return _system_alone(spec)
+    present = {PartKind(part.kind) for part, _ in spec.lines()}
+    problems = [
+        Problem("required_parts", Severity.ERROR, f"The build has no {kind.label}.")
+        for kind in REQUIRED_KINDS
+        if kind not in present
+    ]
+    problems += [
+        Problem("required_parts", Severity.ERROR, f"The build mixes two {kind} models.")
+        for kind in spec.mixed_kinds
+    ]
+    return problems
+
+
+def _system_alone(spec: BuildSpec) -> list[Problem]:
+    """A whole system (Apple silicon) is a build by itself: one of it, nothing else."""
+    assert spec.system is not None
+    others = [part.name for part, _ in spec.lines() if part.kind != PartKind.SYSTEM]
+    problems = []
+    if others or spec.mixed_kinds:
+        listed = ", ".join(others) or "another system"
+        problems.append(
+            Problem("required_parts", Severity.ERROR,
+                    f"The {spec.system.name} is a whole system and takes no other parts "
+                    f"(the build also lists {listed}).")
+        )  # fmt: skip
+    if spec.system_count > 1:
+        problems.append(
+            Problem("required_parts", Severity.ERROR,
+                    "Several systems in one build are not modelled (no multi-machine split).")
+        )  # fmt: skip
+    return problems
+
+
+@rule
+def cpu_socket(spec: BuildSpec) -> list[Problem]:
+    cpu, board = spec.cpu, spec.motherboard
+    if cpu is None or board is None:
+        return []
+    if cpu.socket != board.socket:
+        return _error(
+            "cpu_socket",
+            f"Socket mismatch: the {cpu.name} is {cpu.socket}, the {board.name} is {board.socket}.",
+        )
+    if cpu.chipsets and board.chipset not in cpu.chipsets:
+        return _error(
+            "cpu_socket",
+            f"The {cpu.name} fits {cpu.socket} but runs only on "
+            f"{', '.join(cpu.chipsets)} boards, and the {board.name} is {board.chipset}.",
+        )
+    return []
+
+
+@rule
+def cpu_count(spec: BuildSpec) -> list[Problem]:
+    cpu, board = spec.cpu, spec.motherboard
+    if cpu is None or board is None:
+        return []
+    if spec.cpu_count != board.cpu_sockets:
+        return _error(
+            "cpu_count",
+            f"The {board.name} has {board.cpu_sockets} CPU socket(s); the build lists "
+            f"{spec.cpu_count} CPU(s).",
+        )
+    if spec.cpu_count > cpu.max_cpus:
+        return _error("cpu_count", f"The {cpu.name} is a single-socket part.")
+    return []
+
+
+@rule
+def gpu_slots(spec: BuildSpec) -> list[Problem]:
+    board = spec.motherboard
+    if board is None or spec.card_count <= board.max_cards:
+        return []
+    cards = f"{spec.gpu_count} GPU(s)"
+    if spec.nvme_card and spec.nvme_card_count:
+        cards += f" and {spec.nvme_card_count} NVMe add-in card(s)"
+    return _error(
+        "gpu_slots",
+        f"More cards than slots: {cards} need {spec.card_count} CPU-attached x16 slots; the "
+        f"{board.name} has {board.max_cards}.",
+    )
+
+
+@rule
+def lane_split(spec: BuildSpec) -> list[Problem]:
+    gpu, links = spec.gpu, spec.gpu_links()
+    if gpu is None or not links:
+        return []
+    if all(link.lanes >= gpu.pcie_lanes and link.gen >= gpu.pcie_gen for link in links):
+        return []
+    each = "; ".join(
+        f"GPU {index} gets {pcie_label(gen=link.gen, lanes=link.lanes)}"
+        for index, link in enumerate(links, start=1)
+    )
+    full = pcie_label(gen=gpu.pcie_gen, lanes=gpu.pcie_lanes)
+    return [
+        Problem(
+            "lane_split",
+            Severity.WARNING,
+            f"Lane split on the {spec.motherboard}: {each} (the {gpu.name} supports {full}).",
+        )
+    ]
+
+
+@rule
+def nvme_card_lanes(spec: BuildSpec) -> list[Problem]:
+    card = spec.nvme_card
+    if card is None or spec.motherboard is None or spec.slot_lanes() is None:
+        return []
+    needed = min(card.m2_slots, spec.nvme_count) * M2_LANES_PER_DRIVE
+    short = [lanes for lanes in spec.card_lanes() if lanes < needed]
+    if not short:
+        return []
+    return _error(
+        "nvme_card_lanes",
+        f"The {card.name} needs x{needed} (x4 per drive) but its slot gets x{short[0]} with "
+        f"{spec.gpu_count} GPU(s) installed on the {spec.motherboard.name}.",
+    )
+
+
+@rule
+def psu_headroom(spec: BuildSpec) -> list[Problem]:
+    if spec.psu is None:
+        return []
+    needed_w = PSU_HEADROOM * spec.tdp_sum_w
+    if spec.psu_watts >= needed_w:
+        return []
+    return _error(
+        "psu_headroom",
+        f"PSU too small: {spec.psu_watts} W is below 1.25 x {spec.tdp_sum_w} W of GPU and CPU "
+        f"TDP = {needed_w:g} W.",
+    )
+
+
+@rule
+def ram_capacity(spec: BuildSpec) -> list[Problem]:
+    board = spec.motherboard
+    if board is None or spec.ram_kit is None or spec.ram_gb <= board.max_ram_gb:
+        return []
+    return _error(
+        "ram_capacity",
+        f"{spec.ram_gb} GB of RAM is over the {board.name}'s maximum of {board.max_ram_gb} GB.",
+    )
+
+
+@rule
+def ram_slots(spec: BuildSpec) -> list[Problem]:
+    board = spec.motherboard
+    if board is None or spec.ram_kit is None or spec.ram_modules <= board.ram_slots:
+        return []
+    return _error(
+        "ram_slots",
+        f"{spec.ram_modules} memory modules but the {board.name} has {board.ram_slots} slots.",
+    )
+
+
+@rule
+def ram_type(spec: BuildSpec) -> list[Problem]:
+    board, kit = spec.motherboard, spec.ram_kit
+    if board is None or kit is None:
+        return []
+    if (kit.memory_gen, kit.module_type) == (board.memory_gen, board.module_type):
+        return []
+    return _error(
+        "ram_type",
+        f"The {kit.name} is {kit.memory_gen} {kit.module_type}; the {board.name} takes "
+        f"{board.memory_gen} {board.module_type}.",
+    )
+
+
+@rule
+def case_board(spec: BuildSpec) -> list[Problem]:
+    board, case = spec.motherboard, spec.case
+    if board is None or case is None or board.form_factor in case.board_form_factors:
+        return []
+    return _error(
+        "case_board",
+        f"The {case.name} holds {', '.join(case.board_form_factors)} boards, not the "
+        f"{board.form_factor} {board.name}.",
+    )
+
+
+@rule
+def case_psu(spec: BuildSpec) -> list[Problem]:
+    psu, case = spec.psu, spec.case
+    if psu is None or case is None or psu.psu_form_factor == case.psu_form_factor:
+        return []
+    return _error(
+        "case_psu", f"The {case.name} takes {case.psu_form_factor} PSUs, not the {psu.name}."
+    )
+
+
+@rule
+def gpu_length(spec: BuildSpec) -> list[Problem]:
+    gpu, case = spec.gpu, spec.case
+    if gpu is None or case is None or gpu.length_mm <= case.max_gpu_length_mm:
+        return []
+    return _error(
+        "gpu_length",
+        f"GPU too long: the {gpu.name} is {gpu.length_mm} mm; the {case.name} takes "
+        f"{case.max_gpu_length_mm} mm.",
+    )
+
+
+@rule
+def gpu_thickness(spec: BuildSpec) -> list[Problem]:
+    gpu, case = spec.gpu, spec.case
+    if gpu is None or case is None:
+        return []
+    if gpu.slot_width > case.max_gpu_slot_width:
+        return _error(
+            "gpu_thickness",
+            f"GPU too thick: the {gpu.name} takes {gpu.slot_width} slots; the {case.name}'s "
+            f"GPU bays take {case.max_gpu_slot_width}.",
+        )
+    card_slots = spec.nvme_card.slot_width * spec.nvme_card_count if spec.nvme_card else 0
+    used = gpu.slot_width * spec.gpu_count + card_slots
+    if used <= case.expansion_slots:
+        return []
+    return _error(
+        "gpu_thickness",
+        f"GPUs too thick: {spec.gpu_count} x {gpu.slot_width}-slot {gpu.name} (plus add-in "
+        f"cards) need {used} expansion slots; the {case.name} has {case.expansion_slots}.",
+    )
+
+
+@rule
+def nvme_slots(spec: BuildSpec) -> list[Problem]:
+    if spec.nvme_drive is None or spec.motherboard is None:
+        return []
+    unplaced = spec.drive_slot_gens().count(None)
+    if not unplaced:
+        return []
+    return _error(
+        "nvme_slots",
+        f"{unplaced} of {spec.nvme_count} NVMe drive(s) have no M.2 slot left on the "
+        f"{spec.motherboard.name} (or its add-in card).",
+    )
+
+
+@rule
+def nvme_generation(spec: BuildSpec) -> list[Problem]:
+    drive = spec.nvme_drive
+    if drive is None:
+        return []
+    slower = sorted({gen for gen in spec.drive_slot_gens() if gen and gen < drive.pcie_gen})
+    if not slower:
+        return []
+    return _error(
+        "nvme_generation",
+        f"NVMe generation above the slot's: the {drive.name} is PCIe {drive.pcie_gen}.0 but "
+        f"lands in a PCIe {slower[0]}.0 slot.",
+    )
+
+
+def build_problems(spec: BuildSpec) -> list[Problem]:
+    """Every problem of every rule, errors and warnings, in rule order."""
+    return [problem for check in RULES for problem in check(spec)]
+
+
+def build_errors(spec: BuildSpec) -> list[Problem]:
+    return [problem for problem in build_problems(spec) if problem.severity == Severity.ERROR]

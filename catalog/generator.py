@@ -1,0 +1,270 @@
+"""Candidate builds: for each GPU model and count (1-4, and 8 where a board takes eight),
+each storage tier and each RAM size, the cheapest compatible build.
+
+Supporting parts are chosen greedily per board (cheapest CPU, RAM, storage, case, then
+the cheapest PSU that carries the result), and the cheapest valid board wins; every
+candidate passes every compatibility rule (warnings such as an x8/x8 split are allowed).
+The generator is pure: it reads a `CatalogSnapshot`, never the database."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from functools import cached_property
+
+from catalog.compatibility import PSU_HEADROOM, Problem, build_problems
+from catalog.hardware import NVME_DRIVE_CAP_GBPS_BY_GEN
+from catalog.models import (
+    Case,
+    Cpu,
+    Gpu,
+    Motherboard,
+    NvmeCard,
+    NvmeDrive,
+    Part,
+    PartKind,
+    Psu,
+    PsuFormFactor,
+    RamKit,
+    System,
+)
+from catalog.spec import BuildSpec, HardwareDict, SystemHardwareDict
+
+GPU_COUNTS = (1, 2, 3, 4, 8)
+RAM_TIERS_GB = (32, 64, 128, 256, 512)
+# Desktop builds may pair two ATX supplies; server chassis take up to four modules.
+MAX_PSUS = {PsuFormFactor.ATX: 2, PsuFormFactor.SERVER: 4}
+
+
+class StorageTier(StrEnum):
+    """The storage set-ups of seed 000 / reference-model.md §8."""
+
+    GEN4_X1 = "gen4_x1"
+    GEN5_X1 = "gen5_x1"
+    GEN4_RAID0_X4 = "gen4_raid0_x4"
+    GEN5_AIC_X4 = "gen5_aic_x4"
+
+
+@dataclass(frozen=True, slots=True)
+class TierShape:
+    gen: int
+    drives: int
+    on_card: bool
+    label: str
+
+
+TIER_SHAPES = {
+    StorageTier.GEN4_X1: TierShape(4, 1, False, "1x Gen4 NVMe"),
+    StorageTier.GEN5_X1: TierShape(5, 1, False, "1x Gen5 NVMe"),
+    StorageTier.GEN4_RAID0_X4: TierShape(4, 4, False, "Gen4 RAID0 x4"),
+    StorageTier.GEN5_AIC_X4: TierShape(5, 4, True, "Gen5 AIC x4"),
+}
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    """Parts (kind-specific models) by kind and their current USD prices by part id."""
+
+    parts: dict[str, list[Part]]
+    prices_usd: dict[int, Decimal]
+
+    def priced(self, kind: str) -> list[Part]:
+        """Parts of a kind that have a price, cheapest first (ties by id)."""
+        parts = [part for part in self.parts.get(kind, []) if part.pk in self.prices_usd]
+        return sorted(parts, key=lambda part: (self.prices_usd[part.pk], part.pk))
+
+    def cost(self, spec: BuildSpec) -> Decimal:
+        return sum((self.prices_usd[part.pk] * count for part, count in spec.lines()), Decimal(0))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A build to rank. A whole system (Apple silicon) has no storage tier."""
+
+    spec: BuildSpec
+    total_usd: Decimal
+    storage_tier: StorageTier | None
+    ram_gb: int
+    warnings: tuple[Problem, ...] = field(default=())
+
+    @cached_property
+    def signature(self) -> str:
+        """sha256 of the sorted (part id, quantity) pairs: equal parts, equal signature."""
+        pairs = sorted((part.pk, count) for part, count in self.spec.lines())
+        return hashlib.sha256(repr(pairs).encode()).hexdigest()
+
+    @property
+    def name(self) -> str:
+        spec = self.spec
+        if spec.system is not None:
+            return spec.system.name
+        assert spec.gpu is not None
+        assert self.storage_tier is not None
+        assert spec.motherboard is not None
+        tier = TIER_SHAPES[self.storage_tier].label
+        gpus = f"{spec.gpu_count}x {spec.gpu.name}"
+        return f"{gpus} | {spec.motherboard.name} | {self.ram_gb} GB | {tier}"
+
+    def hardware(self) -> HardwareDict | SystemHardwareDict:
+        return self.spec.any_hardware()
+
+
+class _Picker:
+    """Cheapest compatible supporting parts for one board, memoised across GPUs."""
+
+    def __init__(self, snapshot: CatalogSnapshot) -> None:
+        self.snapshot = snapshot
+        self.cpus: list[Cpu] = snapshot.priced(PartKind.CPU)  # type: ignore[assignment]
+        self.kits: list[RamKit] = snapshot.priced(PartKind.RAM_KIT)  # type: ignore[assignment]
+        self.drives: list[NvmeDrive] = snapshot.priced(PartKind.NVME_DRIVE)  # type: ignore[assignment]
+        self.cards: list[NvmeCard] = snapshot.priced(PartKind.NVME_CARD)  # type: ignore[assignment]
+        self.cases: list[Case] = snapshot.priced(PartKind.CASE)  # type: ignore[assignment]
+        self.psus: list[Psu] = snapshot.priced(PartKind.PSU)  # type: ignore[assignment]
+
+    def price(self, part: Part) -> Decimal:
+        return self.snapshot.prices_usd[part.pk]
+
+    def cpu(self, board: Motherboard) -> Cpu | None:
+        for cpu in self.cpus:
+            chipset_ok = not cpu.chipsets or board.chipset in cpu.chipsets
+            if cpu.socket == board.socket and chipset_ok and cpu.max_cpus >= board.cpu_sockets:
+                return cpu
+        return None
+
+    def ram(self, board: Motherboard, ram_gb: int) -> tuple[RamKit, int] | None:
+        options = [
+            (kit, ram_gb // kit.capacity_gb)
+            for kit in self.kits
+            if ram_gb % kit.capacity_gb == 0
+            and (kit.memory_gen, kit.module_type) == (board.memory_gen, board.module_type)
+            and kit.modules * (ram_gb // kit.capacity_gb) <= board.ram_slots
+            and ram_gb <= board.max_ram_gb
+        ]
+        return min(options, key=lambda o: (self.price(o[0]) * o[1], o[0].pk), default=None)
+
+    def storage(self, tier: StorageTier) -> tuple[NvmeDrive, int, NvmeCard | None] | None:
+        shape = TIER_SHAPES[tier]
+        # A tier means full-speed drives of its generation (reference §8 figures).
+        full_speed = NVME_DRIVE_CAP_GBPS_BY_GEN[shape.gen]
+        drive = next(
+            (d for d in self.drives if d.pcie_gen == shape.gen and d.seq_read_gbps >= full_speed),
+            None,
+        )
+        if drive is None:
+            return None
+        if not shape.on_card:
+            return drive, shape.drives, None
+        card = next(
+            (c for c in self.cards if c.pcie_gen >= shape.gen and c.m2_slots >= shape.drives),
+            None,
+        )
+        return None if card is None else (drive, shape.drives, card)
+
+    def case(self, board: Motherboard, gpu: Gpu, count: int, card: NvmeCard | None) -> Case | None:
+        slots = gpu.slot_width * count + (card.slot_width if card else 0)
+        for case in self.cases:
+            if (
+                board.form_factor in case.board_form_factors
+                and gpu.length_mm <= case.max_gpu_length_mm
+                and slots <= case.expansion_slots
+                and gpu.slot_width <= case.max_gpu_slot_width
+            ):
+                return case
+        return None
+
+    def psu(self, case: Case, tdp_sum_w: int) -> tuple[Psu, int] | None:
+        needed_w = PSU_HEADROOM * tdp_sum_w
+        options = [
+            (psu, count)
+            for psu in self.psus
+            if psu.psu_form_factor == case.psu_form_factor
+            for count in range(1, MAX_PSUS[PsuFormFactor(psu.psu_form_factor)] + 1)
+            if psu.watts * count >= needed_w
+        ]
+        return min(options, key=lambda o: (self.price(o[0]) * o[1], o[1], o[0].pk), default=None)
+
+
+def _assemble(
+    picker: _Picker, board: Motherboard, gpu: Gpu, count: int, tier: StorageTier, ram_gb: int
+) -> BuildSpec | None:
+    cpu, ram, storage = picker.cpu(board), picker.ram(board, ram_gb), picker.storage(tier)
+    if cpu is None or ram is None or storage is None:
+        return None
+    drive, drives, card = storage
+    case = picker.case(board, gpu, count, card)
+    if case is None:
+        return None
+    power = picker.psu(case, gpu.tdp_w * count + cpu.tdp_w * board.cpu_sockets)
+    if power is None:
+        return None
+    return BuildSpec(
+        gpu=gpu, gpu_count=count, cpu=cpu, cpu_count=board.cpu_sockets, motherboard=board,
+        ram_kit=ram[0], ram_kit_count=ram[1], nvme_drive=drive, nvme_count=drives,
+        nvme_card=card, nvme_card_count=1 if card else 0, psu=power[0], psu_count=power[1],
+        case=case,
+    )  # fmt: skip
+
+
+def cheapest_build(
+    snapshot: CatalogSnapshot,
+    *,
+    gpu: Gpu,
+    count: int,
+    tier: StorageTier,
+    ram_gb: int,
+    picker: _Picker | None = None,
+) -> Candidate | None:
+    """The cheapest build with no compatibility error for this GPU, count and tiers."""
+    picker = picker or _Picker(snapshot)
+    cards = count + (1 if TIER_SHAPES[tier].on_card else 0)
+    best: Candidate | None = None
+    for board in snapshot.priced(PartKind.MOTHERBOARD):
+        assert isinstance(board, Motherboard)
+        if board.lanes_for(cards) is None:
+            continue
+        spec = _assemble(picker, board, gpu, count, tier, ram_gb)
+        if spec is None:
+            continue
+        problems = build_problems(spec)
+        if any(problem.severity == "error" for problem in problems):
+            continue
+        total = snapshot.cost(spec)
+        if best is None or total < best.total_usd:
+            best = Candidate(spec, total, tier, ram_gb, tuple(problems))
+    return best
+
+
+def candidate_builds(
+    snapshot: CatalogSnapshot,
+    *,
+    gpu_counts: tuple[int, ...] = GPU_COUNTS,
+    storage_tiers: tuple[StorageTier, ...] = tuple(StorageTier),
+    ram_tiers_gb: tuple[int, ...] = RAM_TIERS_GB,
+) -> list[Candidate]:
+    """Every valid cheapest build, one per distinct set of parts."""
+    picker = _Picker(snapshot)
+    found: dict[str, Candidate] = {}
+    for gpu in snapshot.priced(PartKind.GPU):
+        assert isinstance(gpu, Gpu)
+        for count in gpu_counts:
+            for tier in storage_tiers:
+                for ram_gb in ram_tiers_gb:
+                    candidate = cheapest_build(
+                        snapshot, gpu=gpu, count=count, tier=tier, ram_gb=ram_gb, picker=picker
+                    )
+                    if candidate is not None:
+                        found.setdefault(candidate.signature, candidate)
+    return list(found.values())
+
+
+def system_candidates(snapshot: CatalogSnapshot) -> list[Candidate]:
+    """Every priced whole system, each a build by itself (inference only: the training
+    engine streams layers to a discrete GPU)."""
+    found = []
+    for system in snapshot.priced(PartKind.SYSTEM):
+        assert isinstance(system, System)
+        spec = BuildSpec(system=system, system_count=1)
+        found.append(Candidate(spec, snapshot.cost(spec), None, system.memory_gb))
+    return found

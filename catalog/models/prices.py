@@ -1,0 +1,81 @@
+"""Prices are observations: every one is kept, and a part's current price is its latest
+valid USD observation (catalog.selectors.part_current_price). Each change of a current
+price is logged in `PriceChange` (who, when, old, new)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from catalog.models.choices import Condition, Currency, PriceChangeVia
+from catalog.models.parts import Part
+
+MIN_AMOUNT = Decimal("0.01")
+
+
+def validate_not_in_future(value: date) -> None:
+    if value > timezone.localdate():
+        raise ValidationError(f"{value} is in the future: a price is observed, not forecast.")
+
+
+class PriceObservation(models.Model):
+    part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="prices")
+    amount = models.DecimalField(
+        max_digits=10, decimal_places=2, validators=[MinValueValidator(MIN_AMOUNT)]
+    )
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD)
+    condition = models.CharField(max_length=8, choices=Condition.choices, default=Condition.NEW)
+    vendor = models.CharField(max_length=120, help_text="shop, marketplace or document")
+    source_url = models.CharField(max_length=500, blank=True, help_text="listing or document")
+    observed_on = models.DateField(validators=[validate_not_in_future])
+    withdrawn = models.BooleanField(
+        default=False, help_text="a wrong observation: kept for the record, never current"
+    )
+    withdrawn_reason = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+
+    class Meta:
+        ordering = ("-observed_on", "-id")
+        indexes = [models.Index(fields=("part", "-observed_on", "-id"), name="price_part_latest")]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="price_amount_gt_0"),
+            models.CheckConstraint(
+                condition=Q(withdrawn=True) | Q(withdrawn_reason=""),
+                name="price_withdrawn_reason_only_when_withdrawn",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.part} {self.amount} {self.currency} ({self.condition}, {self.observed_on})"
+
+
+class PriceChange(models.Model):
+    """A change of a part's current price. Its latest id is the catalog's price epoch."""
+
+    part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="price_changes")
+    observation = models.ForeignKey(
+        PriceObservation, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    old_amount_usd = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    new_amount_usd = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    changed_at = models.DateTimeField(default=timezone.now, db_index=True)
+    via = models.CharField(max_length=16, choices=PriceChangeVia.choices)
+    reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ("-changed_at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.part}: {self.old_amount_usd} -> {self.new_amount_usd}"

@@ -1,0 +1,235 @@
+"""Reads. The simulation service calls `build_hardware`, `build_total_usd`,
+`catalog_price_epoch` and `candidate_builds` (catalog.generator) from here."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Max, OuterRef, QuerySet, Subquery
+
+from catalog.compatibility import Problem, build_errors, build_problems
+from catalog.generator import Candidate, CatalogSnapshot, candidate_builds, system_candidates
+from catalog.models import (
+    PART_MODELS,
+    Build,
+    BuildOrigin,
+    Currency,
+    Part,
+    PriceChange,
+    PriceObservation,
+)
+from catalog.spec import BuildSpec, HardwareDict, SystemHardwareDict, spec_from_lines
+
+
+class BuildIncompatibleError(Exception):
+    """The build has compatibility errors; `problems` says which, in words."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(problem.message for problem in problems))
+        self.problems = problems
+
+
+# --- prices ---------------------------------------------------------------------------
+def price_valid_list() -> QuerySet[PriceObservation]:
+    """Observations that may be a current price: not withdrawn, in US dollars (the planner
+    does not convert currencies), newest first."""
+    return PriceObservation.objects.filter(withdrawn=False, currency=Currency.USD).order_by(
+        "-observed_on", "-id"
+    )
+
+
+def part_current_price(*, part: Part) -> PriceObservation | None:
+    return price_valid_list().filter(part=part).first()
+
+
+def part_price_history(*, part: Part) -> QuerySet[PriceObservation]:
+    """Every observation of the part, withdrawn and foreign-currency ones included."""
+    return PriceObservation.objects.filter(part=part).order_by("-observed_on", "-id")
+
+
+def _latest_valid_amount() -> Subquery:
+    return Subquery(price_valid_list().filter(part=OuterRef("pk")).values("amount")[:1])
+
+
+def part_list(*, kind: str | None = None) -> QuerySet[Part]:
+    """Parts annotated with `current_price_usd` (None where no valid price exists)."""
+    parts = Part.objects.annotate(current_price_usd=_latest_valid_amount())
+    return parts.filter(kind=kind) if kind else parts
+
+
+def current_prices_usd(*, part_ids: list[int] | None = None) -> dict[int, Decimal]:
+    parts = Part.objects.all() if part_ids is None else Part.objects.filter(pk__in=part_ids)
+    rows = parts.annotate(price=_latest_valid_amount()).values_list("pk", "price")
+    return {pk: price for pk, price in rows if price is not None}
+
+
+def parts_by_kind() -> dict[str, list[Part]]:
+    """Every part as its kind-specific model (a `Gpu`, a `Cpu`, ...), grouped by kind."""
+    return {kind: list(model.objects.order_by("pk")) for kind, model in PART_MODELS.items()}
+
+
+# --- stale rankings -------------------------------------------------------------------
+def catalog_price_epoch() -> str:
+    """Changes whenever any price that can be current changes (an observation added,
+    withdrawn, edited, or loaded from a fixture). A ranking stored with another epoch is
+    stale. sha256 over every observation's identity and value; cheap at catalog sizes."""
+    rows = PriceObservation.objects.order_by("pk").values_list(
+        "pk", "part_id", "amount", "currency", "condition", "observed_on", "withdrawn"
+    )
+    digest = hashlib.sha256()
+    for row in rows.iterator():
+        digest.update(repr(tuple(str(value) for value in row)).encode())
+    return digest.hexdigest()
+
+
+def catalog_prices_observed_on() -> date | None:
+    """The date of the newest observation among the prices that can be current."""
+    latest: date | None = price_valid_list().aggregate(latest=Max("observed_on"))["latest"]
+    return latest
+
+
+def catalog_prices_observed_at() -> datetime | None:
+    """When the newest price change was recorded (None before any recorded change)."""
+    latest: datetime | None = PriceChange.objects.aggregate(latest=Max("changed_at"))["latest"]
+    return latest
+
+
+def price_change_list(*, since: datetime | None = None) -> QuerySet[PriceChange]:
+    changes = PriceChange.objects.select_related("part", "changed_by")
+    return changes.filter(changed_at__gt=since) if since else changes
+
+
+def build_price_epoch(*, build: Build) -> str:
+    """Changes when the current price of any part of this build changes."""
+    part_ids = [part.pk for part, _, _ in build_lines(build=build)]
+    prices = current_prices_usd(part_ids=part_ids)
+    text = repr(sorted((pk, str(prices.get(pk))) for pk in part_ids))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# --- builds -----------------------------------------------------------------------------
+# (part, quantity, the unit price the build's source quotes)
+BuildLine = tuple[Part, int, Decimal | None]
+
+
+def build_list(*, origin: str | None = None) -> QuerySet[Build]:
+    builds = Build.objects.prefetch_related("lines__part")
+    return builds.filter(origin=origin) if origin else builds
+
+
+def build_unsaved_from_lines(
+    lines: Sequence[tuple[Part, int]], name: str = "ad-hoc build"
+) -> Build:
+    """An unsaved build of (part, quantity) pairs that every build selector accepts, for
+    checking or simulating a set of parts without storing it."""
+    build = Build(name=name, origin=BuildOrigin.USER)
+    build._unsaved_lines = [(part, quantity) for part, quantity in lines]  # type: ignore[attr-defined]
+    return build
+
+
+def build_lines(*, build: Build) -> list[BuildLine]:
+    unsaved = getattr(build, "_unsaved_lines", None)
+    if build.pk is None and unsaved is not None:
+        return [(part, quantity, None) for part, quantity in unsaved]
+    lines = build.lines.select_related(*(f"part__{name}" for name in _DETAIL_NAMES))
+    return [(line.part, line.quantity, line.quoted_unit_usd) for line in lines]
+
+
+def build_spec(*, build: Build) -> BuildSpec:
+    return spec_from_lines(
+        (part.detail, quantity) for part, quantity, _ in build_lines(build=build)
+    )
+
+
+def build_check(*, build: Build) -> list[Problem]:
+    """Every compatibility problem of the build, explained in words."""
+    return build_problems(build_spec(build=build))
+
+
+def _unit_prices(lines: list[BuildLine], *, quoted: bool) -> dict[int, Decimal | None]:
+    if quoted:
+        return {part.pk: unit for part, _, unit in lines}
+    current = current_prices_usd(part_ids=[part.pk for part, _, _ in lines])
+    return {part.pk: current.get(part.pk) for part, _, _ in lines}
+
+
+def build_total_usd(*, build: Build, quoted: bool = False) -> Decimal | None:
+    """Sum of quantity x unit price: current prices, or with `quoted` the prices the build's
+    source quotes (seed builds). None when a part has no price."""
+    lines = build_lines(build=build)
+    units = _unit_prices(lines, quoted=quoted)
+    total = Decimal(0)
+    for part, quantity, _ in lines:
+        unit = units[part.pk]
+        if unit is None:
+            return None
+        total += quantity * unit
+    return total
+
+
+def build_priced_lines(*, build: Build) -> dict[str, Any]:
+    """A JSON-safe summary of the build: its parts with current unit prices and totals."""
+    lines = build_lines(build=build)
+    units = _unit_prices(lines, quoted=False)
+    total = build_total_usd(build=build)
+    quoted = build_total_usd(build=build, quoted=True)
+    return {
+        "id": build.pk,
+        "slug": build.slug or None,
+        "name": build.name,
+        "origin": build.origin,
+        "price_usd": None if total is None else float(total),
+        "quoted_price_usd": None if quoted is None else float(quoted),
+        "parts": [
+            {
+                "part_id": part.pk,
+                "kind": part.kind,
+                "name": part.name,
+                "quantity": quantity,
+                "unit_usd": None if units[part.pk] is None else float(units[part.pk]),  # type: ignore[arg-type]
+            }
+            for part, quantity, _ in lines
+        ],
+    }
+
+
+def build_hardware(*, build: Build) -> HardwareDict | SystemHardwareDict:
+    """The engine's inline hardware form:
+    {"gpu": {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps"},
+     "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb",
+     "cpu": {"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"}, "link_gbps"};
+    for a whole system {"unified": {"name", "mem_gb", "mem_gbps", "tflops"}, "ram_gb"}.
+    Raises BuildIncompatibleError when the build has compatibility errors."""
+    spec = build_spec(build=build)
+    errors = build_errors(spec)
+    if errors:
+        raise BuildIncompatibleError(errors)
+    return spec.any_hardware()
+
+
+_DETAIL_NAMES = tuple(model._meta.model_name for model in PART_MODELS.values())
+
+
+def catalog_snapshot() -> CatalogSnapshot:
+    """Every part and its current USD price, for the candidate generator."""
+    return CatalogSnapshot(parts=parts_by_kind(), prices_usd=current_prices_usd())
+
+
+def candidate_build_list(**options: Any) -> list[Candidate]:
+    """Candidate builds from the current catalog (see catalog.generator.candidate_builds
+    for the options: gpu_counts, storage_tiers, ram_tiers_gb)."""
+    return candidate_builds(catalog_snapshot(), **options)
+
+
+def system_candidate_list() -> list[Candidate]:
+    """Every priced whole system (Apple silicon), each a candidate build by itself."""
+    return system_candidates(catalog_snapshot())
+
+
+def part_detail_list(*, model: type[Part]) -> QuerySet[Part]:
+    """Parts of one kind-specific model, annotated with `current_price_usd`."""
+    return model.objects.annotate(current_price_usd=_latest_valid_amount()).order_by("name")

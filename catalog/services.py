@@ -1,0 +1,158 @@
+"""Writes. Every change of a part's current price goes through `price_observation_save`
+or `price_observation_withdraw`, which log a `PriceChange` (who, when, old, new)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+
+from celery import current_app
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.text import slugify
+
+from catalog.compatibility import build_errors
+from catalog.models import (
+    Build,
+    BuildOrigin,
+    BuildPart,
+    Condition,
+    Currency,
+    Part,
+    PriceChange,
+    PriceChangeVia,
+    PriceObservation,
+)
+from catalog.selectors import build_priced_lines as build_priced_lines  # a read, re-exported
+from catalog.selectors import part_current_price
+from catalog.spec import spec_from_lines
+
+Actor = User | AnonymousUser
+
+
+# The simulator's task that re-ranks the default workloads; sent by name so that the
+# catalog does not import the simulator (calls go one way).
+RANKINGS_REFRESH_TASK = "simulator.rankings_refresh_defaults"
+
+
+def _rankings_refresh_on_commit() -> None:
+    """A current price changed: the stored rankings are stale (their price epoch no longer
+    matches), so have the workers re-rank the defaults once the change is committed."""
+    transaction.on_commit(lambda: current_app.send_task(RANKINGS_REFRESH_TASK))
+
+
+def _user_or_none(user: Actor | None) -> User | None:
+    return user if isinstance(user, User) else None
+
+
+def _current_amount(part: Part) -> Decimal | None:
+    current = part_current_price(part=part)
+    return None if current is None else current.amount
+
+
+@transaction.atomic
+def price_observation_save(
+    *, observation: PriceObservation, user: Actor | None, via: str, reason: str = ""
+) -> PriceObservation:
+    """Validate and store a new (unsaved) observation; log the current-price change."""
+    old = _current_amount(observation.part)
+    observation.created_by = _user_or_none(user)
+    observation.full_clean()
+    observation.save()
+    new = _current_amount(observation.part)
+    if new != old:
+        PriceChange.objects.create(
+            part=observation.part,
+            observation=observation,
+            old_amount_usd=old,
+            new_amount_usd=new,
+            changed_by=_user_or_none(user),
+            via=via,
+            reason=reason,
+        )
+        _rankings_refresh_on_commit()
+    return observation
+
+
+def price_observation_create(
+    *,
+    part: Part,
+    amount: Decimal,
+    observed_on: date,
+    vendor: str,
+    condition: str = Condition.NEW,
+    currency: str = Currency.USD,
+    source_url: str = "",
+    user: Actor | None = None,
+    via: str = PriceChangeVia.SERVICE,
+) -> PriceObservation:
+    observation = PriceObservation(
+        part=part,
+        amount=amount,
+        observed_on=observed_on,
+        vendor=vendor,
+        condition=condition,
+        currency=currency,
+        source_url=source_url,
+    )
+    return price_observation_save(observation=observation, user=user, via=via)
+
+
+@transaction.atomic
+def price_observation_withdraw(
+    *, observation: PriceObservation, reason: str, user: Actor | None, via: str
+) -> PriceObservation:
+    """Mark a wrong observation withdrawn (kept for the record, never current again)."""
+    if not reason:
+        raise ValidationError({"withdrawn_reason": "Say why the observation is withdrawn."})
+    old = _current_amount(observation.part)
+    observation.withdrawn = True
+    observation.withdrawn_reason = reason
+    observation.save(update_fields=["withdrawn", "withdrawn_reason"])
+    new = _current_amount(observation.part)
+    if new != old:
+        PriceChange.objects.create(
+            part=observation.part,
+            observation=observation,
+            old_amount_usd=old,
+            new_amount_usd=new,
+            changed_by=_user_or_none(user),
+            via=via,
+            reason=f"withdrawn: {reason}",
+        )
+        _rankings_refresh_on_commit()
+    return observation
+
+
+def build_signature(lines: Sequence[tuple[Part, int]]) -> str:
+    pairs = sorted((part.pk, quantity) for part, quantity in lines)
+    return hashlib.sha256(repr(pairs).encode()).hexdigest()
+
+
+@transaction.atomic
+def build_create(
+    *,
+    name: str,
+    lines: Sequence[tuple[Part, int]],
+    origin: str = BuildOrigin.USER,
+    description: str = "",
+) -> Build:
+    """Store a build; refuses one with compatibility errors, listing them all."""
+    errors = build_errors(spec_from_lines((part.detail, qty) for part, qty in lines))
+    if errors:
+        raise ValidationError([problem.message for problem in errors])
+    signature = build_signature(lines) if origin == BuildOrigin.GENERATED else None
+    build = Build.objects.create(
+        name=name,
+        slug=slugify(name)[:160],
+        origin=origin,
+        description=description,
+        signature=signature,
+    )
+    BuildPart.objects.bulk_create(
+        BuildPart(build=build, part=part, quantity=qty) for part, qty in lines
+    )
+    return build

@@ -1,0 +1,196 @@
+"""Reads the pages need, shaped for templates, over the catalog and simulator selectors and
+the engine. Nothing here writes."""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlencode
+from uuid import UUID
+
+from django.db.models import Max
+from django.shortcuts import get_object_or_404
+
+from catalog.generator import GPU_COUNTS
+from catalog.models import PART_MODELS, Build, Gpu, Part, PartKind
+from catalog.selectors import (
+    build_list,
+    part_current_price,
+    part_detail_list,
+    part_price_history,
+)
+from simulator.engine.errors import EngineInputError
+from simulator.engine.layers import reference_layer
+from simulator.engine.quant import layer_gib, quant_format
+from simulator.engine.registry import load_model, model_slugs
+from simulator.engine.request import parse_request
+from simulator.engine.simulate import simulate
+from simulator.models import SimulationRun
+from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
+from simulator.services.rankings import ranking_view
+
+# Fitting does not depend on link speeds; any figure does.
+_FIT_PROBE_PCIE_GBPS = 22.0
+ALL_ROWS = 10**6
+
+
+# --- models -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelChoice:
+    slug: str
+    name: str
+    params_b: float | None
+    weights_gb: float
+    fits: bool
+
+    @property
+    def label(self) -> str:
+        size = f"{self.params_b:g} B params, " if self.params_b else ""
+        fit = "fits a catalog build" if self.fits else "fits no catalog GPU"
+        return f"{self.name} — {size}{self.weights_gb:,.0f} GB — {fit}"
+
+
+def largest_catalog_gpu_vram_gb() -> float | None:
+    vram: int | None = Gpu.objects.aggregate(vram=Max("vram_gb"))["vram"]
+    return None if vram is None else float(vram)
+
+
+@lru_cache(maxsize=512)
+def _fits(slug: str, quant: str, seq_len: int, vram_gb: float) -> bool:
+    """Whether the workload trains on the largest GPU at the most GPUs a candidate has."""
+    gpu = {"name": "probe", "vram_gb": vram_gb, "bf16_tflops": 100,
+           "pcie_gbps": _FIT_PROBE_PCIE_GBPS, "fp4": True}  # fmt: skip
+    body = {
+        "workload": {"model": slug, "quant": quant, "seq_len": seq_len},
+        "hardware": {"gpu": gpu, "gpu_count": max(GPU_COUNTS)},
+    }
+    try:
+        simulate(parse_request(body))
+    except EngineInputError:
+        return False
+    return True
+
+
+def model_choice_list(*, quant: str, seq_len: int) -> list[ModelChoice]:
+    """Every shipped model with its size in `quant` and whether any catalog build runs it."""
+    try:
+        fmt = quant_format(quant)
+    except EngineInputError:
+        fmt = quant_format("NF4")
+    seq_len = seq_len if 0 < seq_len <= 131072 else 1024
+    vram = largest_catalog_gpu_vram_gb()
+    choices = []
+    for slug in model_slugs():
+        model = load_model(slug)
+        layer_gb = layer_gib(reference_layer(model), fmt, model_slug=slug)
+        fits = vram is not None and _fits(slug, fmt.name, seq_len, vram)
+        choices.append(
+            ModelChoice(
+                slug=slug,
+                name=model.display_name,
+                params_b=model.card_params_b,
+                weights_gb=layer_gb * model.num_layers,
+                fits=fits,
+            )
+        )
+    return choices
+
+
+# --- rankings ---------------------------------------------------------------------------
+def _table_sort(rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
+    if sort == "tokens_per_s":
+        return sorted(rows, key=lambda r: (-r["tokens_per_s"], r["price_usd"]))
+    if sort == "bottleneck":
+        return sorted(rows, key=lambda r: (r["bottleneck"], r["usd_per_tokens_per_s"]))
+    return rows
+
+
+def ranking_page(
+    *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
+) -> dict[str, Any]:
+    """The ranking within the budget, sorted for the table, and every row for the chart."""
+    service_sort = sort if sort in SORT_FIELDS else DEFAULT_SORT
+    view = ranking_view(run=run, budget_usd=budget_usd, sort=service_sort, limit=ALL_ROWS)
+    rows = _table_sort(view["rows"], sort)
+    points = [
+        {"x": r["price_usd"], "y": r["tokens_per_s"], "name": r["name"], "pareto": r["pareto"]}
+        for r in rows
+    ]
+    table = [
+        {**row, "rank": i, "parts_query": _parts_query(row["parts"])}
+        for i, row in enumerate(rows[:limit], start=1)
+    ]
+    workload = view["workload"]
+    keys = ("model", "quant", "seq_len", "tokens", "mode")
+    workload_query = urlencode({k: workload[k] for k in keys if workload.get(k) is not None})
+    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table),
+            "workload_query": workload_query}  # fmt: skip
+
+
+def _parts_query(parts: list[dict[str, Any]]) -> str:
+    """A candidate's parts as `id:quantity,…`, the candidate page's `parts` parameter."""
+    return ",".join(f"{p['part_id']}:{p['quantity']}" for p in parts)
+
+
+def simulation_run_get(*, run_id: UUID) -> SimulationRun:
+    return get_object_or_404(SimulationRun, pk=run_id)
+
+
+# --- builds -----------------------------------------------------------------------------
+def build_get(*, slug: str) -> Build:
+    return get_object_or_404(build_list(), slug=slug)
+
+
+def build_choice_list() -> list[tuple[str, str]]:
+    return [(build.slug, build.name) for build in build_list().order_by("name")]
+
+
+# --- catalog ----------------------------------------------------------------------------
+# Spec columns shown for each kind: (field, heading).
+SPEC_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    PartKind.GPU: (("vram_gb", "VRAM GB"), ("bf16_tflops", "BF16 TFLOPS"),
+                   ("fp4_tensor_cores", "FP4"), ("pcie_gen", "PCIe gen"),
+                   ("tdp_w", "TDP W"), ("slot_width", "slots"), ("length_mm", "length mm")),
+    PartKind.CPU: (("socket", "socket"), ("cores", "cores"), ("pcie_lanes", "PCIe lanes"),
+                   ("memory_channels", "mem. channels"), ("tdp_w", "TDP W")),
+    PartKind.MOTHERBOARD: (("socket", "socket"), ("chipset", "chipset"),
+                           ("form_factor", "form factor"), ("pcie_gen", "PCIe gen"),
+                           ("lane_split", "lanes per GPU count"), ("m2_slot_gens", "M.2 gens"),
+                           ("max_ram_gb", "max RAM GB")),
+    PartKind.NVME_DRIVE: (("capacity_gb", "GB"), ("pcie_gen", "PCIe gen"),
+                          ("seq_read_gbps", "read GB/s")),
+    PartKind.NVME_CARD: (("pcie_gen", "PCIe gen"), ("m2_slots", "M.2 slots"),
+                         ("host_lanes", "host lanes")),
+    PartKind.RAM_KIT: (("capacity_gb", "GB"), ("memory_gen", "gen"),
+                       ("module_type", "modules"), ("speed_mts", "MT/s"),
+                       ("modules", "sticks")),
+    PartKind.PSU: (("watts", "W"), ("psu_form_factor", "form factor"),
+                   ("efficiency", "80 PLUS")),
+    PartKind.CASE: (("board_form_factors", "boards"), ("expansion_slots", "slots"),
+                    ("max_gpu_length_mm", "max GPU mm")),
+}  # fmt: skip
+
+
+def catalog_kind_table(*, kind: str) -> dict[str, Any]:
+    """Parts of one kind with their spec columns and current price observation."""
+    columns = SPEC_COLUMNS[kind]
+    rows = [
+        {"part": part, "specs": [getattr(part, field) for field, _ in columns],
+         "price": part_current_price(part=part)}
+        for part in part_detail_list(model=PART_MODELS[kind])
+    ]  # fmt: skip
+    return {"columns": [heading for _, heading in columns], "rows": rows}
+
+
+def part_get(*, slug: str) -> Part:
+    return get_object_or_404(Part, slug=slug).detail
+
+
+def part_price_points(*, part: Part) -> dict[str, Any]:
+    """The part's price history, oldest first, and the valid USD points for the chart."""
+    history = list(part_price_history(part=part))
+    points = [
+        {"x": obs.observed_on.isoformat(), "y": float(obs.amount), "vendor": obs.vendor}
+        for obs in reversed(history)
+        if not obs.withdrawn and obs.currency == "USD"
+    ]
+    return {"history": history, "points": points}

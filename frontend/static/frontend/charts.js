@@ -1,0 +1,136 @@
+// Draws every <canvas data-chart="kind" data-source="json-script-id"> on the page, on load and
+// after each htmx swap. Data comes from json_script blocks rendered by the server.
+(function () {
+  "use strict";
+  const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#d62728", "#8c564b", "#7f7f7f"];
+
+  function tooltipLabel(ctx) {
+    const p = ctx.raw;
+    return `${p.name}: $${Math.round(p.x).toLocaleString()}, ${Math.round(p.y).toLocaleString()} tok/s`;
+  }
+
+  const builders = {
+    scatter(points) {
+      const frontier = points.filter((p) => p.pareto).sort((a, b) => a.x - b.x);
+      return {
+        type: "scatter",
+        data: {
+          datasets: [
+            { label: "builds", data: points, backgroundColor: "rgba(31,119,180,0.35)", pointRadius: 3 },
+            { label: "Pareto frontier", data: frontier, showLine: true, borderColor: "#d62728",
+              backgroundColor: "#d62728", pointRadius: 5 },
+          ],
+        },
+        options: {
+          scales: {
+            x: { title: { display: true, text: "build price (USD)" } },
+            y: { title: { display: true, text: "tokens/s" } },
+          },
+          plugins: { tooltip: { callbacks: { label: tooltipLabel } } },
+        },
+      };
+    },
+    memory(data) {
+      return {
+        type: "bar",
+        data: {
+          labels: [`one GPU (${data.vram_gb} GB)`],
+          datasets: data.segments.map((s, i) => ({ label: s.label, data: [s.gb], backgroundColor: COLORS[i] })),
+        },
+        options: {
+          indexAxis: "y",
+          scales: { x: { stacked: true, max: data.vram_gb, title: { display: true, text: "GB" } }, y: { stacked: true } },
+        },
+      };
+    },
+    steps(data) {
+      return {
+        type: "bar",
+        data: {
+          labels: data.labels,
+          datasets: [
+            { label: "compute s", data: data.compute_s, backgroundColor: COLORS[0] },
+            { label: "transfer s", data: data.transfer_s, backgroundColor: COLORS[1] },
+          ],
+        },
+        options: { scales: { y: { title: { display: true, text: "seconds per step" } } } },
+      };
+    },
+    curve(data) {
+      const xy = (ys) => data.resident.map((x, i) => ({ x, y: ys[i] }));
+      return {
+        type: "line",
+        data: {
+          datasets: [
+            { label: "tokens/s", data: xy(data.tokens_per_s), borderColor: COLORS[0], backgroundColor: COLORS[0], yAxisID: "y" },
+            { label: "micro-batch", data: xy(data.micro_batch), borderColor: COLORS[2], backgroundColor: COLORS[2],
+              borderDash: [4, 4], yAxisID: "y1" },
+            { label: "optimal", data: [{ x: data.best[0], y: data.best[1] }], type: "scatter", pointRadius: 8,
+              pointStyle: "star", borderColor: "#2ca02c", backgroundColor: "#2ca02c", borderWidth: 3 },
+            { label: "greedy", data: [{ x: data.greedy[0], y: data.greedy[1] }], type: "scatter", pointRadius: 7,
+              pointStyle: "triangle", borderColor: "#d62728", backgroundColor: "#d62728" },
+          ],
+        },
+        options: {
+          scales: {
+            x: { type: "linear", title: { display: true, text: "resident layers" }, ticks: { precision: 0 } },
+            y: { title: { display: true, text: "tokens/s" }, beginAtZero: true },
+            y1: { position: "right", title: { display: true, text: "micro-batch" }, beginAtZero: true,
+              grid: { drawOnChartArea: false } },
+          },
+        },
+      };
+    },
+    timeline(data) {
+      return {
+        type: "bar",
+        data: {
+          labels: data.layers,
+          datasets: [
+            { label: "transfer", data: data.transfers, backgroundColor: COLORS[1] },
+            { label: "compute", data: data.computes, backgroundColor: COLORS[0] },
+          ],
+        },
+        options: {
+          indexAxis: "y",
+          grouped: true,
+          scales: {
+            x: { type: "linear", min: 0, title: { display: true, text: "seconds into the micro-batch" } },
+            y: { ticks: { autoSkip: true, maxTicksLimit: 24 } },
+          },
+        },
+      };
+    },
+    price(points) {
+      return {
+        type: "line",
+        data: {
+          labels: points.map((p) => p.x),
+          datasets: [{ label: "USD", data: points.map((p) => p.y), borderColor: COLORS[0],
+            backgroundColor: COLORS[0], stepped: "before" }],
+        },
+        options: { scales: { y: { title: { display: true, text: "USD" } } } },
+      };
+    },
+  };
+
+  function render(root) {
+    if (typeof Chart === "undefined") return;
+    root.querySelectorAll("canvas[data-chart]").forEach((canvas) => {
+      if (Chart.getChart(canvas)) return;
+      const source = document.getElementById(canvas.dataset.source);
+      const build = builders[canvas.dataset.chart];
+      if (!source || !build) return;
+      const data = JSON.parse(source.textContent);
+      if (canvas.dataset.chart === "timeline") {
+        canvas.parentElement.style.height = `${Math.max(240, data.layers.length * 9 + 90)}px`;
+      }
+      const config = build(data);
+      config.options = { ...config.options, responsive: true, maintainAspectRatio: false, animation: false };
+      new Chart(canvas, config);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => render(document));
+  document.addEventListener("htmx:afterSettle", () => render(document));
+})();

@@ -1,0 +1,18 @@
+from django.urls import path
+
+from frontend import views
+
+app_name = "frontend"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("rankings/runs/<uuid:run_id>/", views.ranking_run, name="ranking-run"),
+    path("builds/", views.build_index, name="builds"),
+    path("builds/candidate/", views.candidate_detail, name="candidate"),
+    path("builds/<slug:slug>/", views.build_detail, name="build-detail"),
+    path("compare/", views.compare, name="compare"),
+    path("simulate/", views.simulate, name="simulate"),
+    path("simulate/ranking/", views.simulate_ranking, name="simulate-ranking"),
+    path("catalog/", views.catalog, name="catalog"),
+    path("catalog/parts/<slug:slug>/", views.part_detail, name="part-detail"),
+    path("api-guide/", views.api_guide, name="api-guide"),
+]

@@ -1,0 +1,290 @@
+"""The pages. Each view validates its form, calls one service or selector, and renders a
+page, or for htmx requests the partial that changes."""
+
+from typing import Any
+from uuid import UUID
+
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from catalog.models import PartKind
+from catalog.selectors import build_total_usd
+from frontend import charts
+from frontend.forms import (
+    CUSTOM_DEFAULTS,
+    TABLE_SORTS,
+    WORKLOAD_DEFAULTS,
+    BuildWorkloadForm,
+    CompareForm,
+    CustomRankingForm,
+    CustomSimulationForm,
+    RankingFilterForm,
+    RankingViewForm,
+    WorkloadForm,
+    engine_error_add,
+    with_defaults,
+)
+from frontend.selectors import (
+    build_choice_list,
+    build_get,
+    catalog_kind_table,
+    model_choice_list,
+    part_get,
+    part_price_points,
+    ranking_page,
+    simulation_run_get,
+)
+from frontend.services import build_simulate, ranking_request
+from simulator.engine.errors import EngineInputError
+from simulator.models import RunStatus, SimulationRun
+from simulator.ranking import DEFAULT_SORT
+from simulator.services.runs import QueueFullError
+
+TABLE_ROWS = 50
+# Table columns in display order; each header sorts by its key.
+SORT_COLUMNS = (
+    ("price", "Price"),
+    ("tokens_per_s", "Tokens/s"),
+    ("usd_per_tokens_per_s", "$ per tokens/s"),
+    ("hours", "Hours for target"),
+    ("bottleneck", "Bottleneck"),
+)
+HOME_DEFAULTS = {**WORKLOAD_DEFAULTS, "sort": DEFAULT_SORT}
+# The ranking form shares the custom page with the simulation form: distinct element ids.
+RANK_ID = "id_rank_%s"
+RANKING_DEFAULTS = {**WORKLOAD_DEFAULTS, "gpu_count_max": 2, "budget_usd": 6000}
+
+
+def _partial(request: HttpRequest, page: str, partial: str) -> str:
+    """The partial for htmx swaps; the whole page otherwise (history restores included)."""
+    htmx = getattr(request, "htmx", None)
+    return partial if htmx and not htmx.history_restore_request else page
+
+
+def _model_choices(data: dict[str, Any]) -> list[tuple[str, str]]:
+    try:
+        seq_len = int(data.get("seq_len", 1024))
+    except (TypeError, ValueError):
+        seq_len = 1024
+    choices = model_choice_list(quant=str(data.get("quant", "")), seq_len=seq_len)
+    return [(choice.slug, choice.label) for choice in choices]
+
+
+def _workload_form(form_class: type[WorkloadForm], data: dict[str, Any], **kw: Any) -> Any:
+    return form_class(data, model_choices=_model_choices(data), **kw)
+
+
+# --- home: rankings -----------------------------------------------------------------------
+def _sort_links(query: QueryDict, base: str) -> dict[str, str]:
+    links = {}
+    for key, _ in SORT_COLUMNS:
+        params = query.copy()
+        params["sort"] = key
+        links[key] = f"{base}?{params.urlencode()}"
+    return links
+
+
+def _ranking_result(
+    run: SimulationRun, budget: float | None, sort: str, links: dict[str, str]
+) -> dict[str, Any]:
+    """The run's progress while it computes; its table, chart and sort links when done."""
+    if run.status == RunStatus.FAILED:
+        return {"run": run, "failed": True}
+    if run.status != RunStatus.DONE:
+        return {"run": run}
+    page = ranking_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
+    return {"run": run, "ranking": page, "sort_columns": SORT_COLUMNS, "sort_links": links,
+            "sort_label": dict(TABLE_SORTS)[sort]}  # fmt: skip
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def home(request: HttpRequest) -> HttpResponse:
+    data = with_defaults(request.GET, HOME_DEFAULTS)
+    form = _workload_form(RankingFilterForm, data)
+    context: dict[str, Any] = {"form": form, "query": request.GET.urlencode()}
+    if form.is_valid():
+        try:
+            run = ranking_request(body={"workload": form.workload(), "ranking": {}})
+            links = _sort_links(request.GET, reverse("frontend:home"))
+            budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"]
+            context |= _ranking_result(run, budget, sort, links) | {"sort_target": "#rankings"}
+        except EngineInputError as exc:
+            engine_error_add(form, exc)
+        except QueueFullError as exc:
+            context["queue_full"] = str(exc)
+    template = _partial(request, "frontend/home.html", "frontend/_rankings.html")
+    return render(request, template, context)
+
+
+@require_GET
+def ranking_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
+    """A ranking run's progress bar while it computes, its table and chart when done."""
+    run = simulation_run_get(run_id=run_id)
+    form = RankingViewForm(request.GET)
+    budget, sort = None, DEFAULT_SORT
+    if form.is_valid():
+        budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"] or DEFAULT_SORT
+    links = _sort_links(request.GET, reverse("frontend:ranking-run", args=[run.pk]))
+    context = {"query": request.GET.urlencode(), "sort_target": "#ranking-result",
+               **_ranking_result(run, budget, sort, links)}  # fmt: skip
+    return render(request, "frontend/_ranking_result.html", context)
+
+
+# --- builds -----------------------------------------------------------------------------
+@require_GET
+def build_index(request: HttpRequest) -> HttpResponse:
+    builds = [
+        {"slug": slug, "name": name, "price_usd": build_total_usd(build=build_get(slug=slug))}
+        for slug, name in build_choice_list()
+    ]
+    return render(request, "frontend/builds.html", {"builds": builds})
+
+
+def _report(result: dict[str, Any], refined: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "result": result,
+        "headline": charts.headline(result),
+        "memory": charts.memory_breakdown(result),
+        "curve": charts.curve_chart(result),
+        "curve_points": charts.curve_points(result),
+        "steps": charts.step_chart(result),
+        "timeline": charts.timeline_chart(refined),
+        "refined_best": refined["best"],
+        "explanation": charts.explanation(result),
+    }
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def build_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    build = build_get(slug=slug)
+    form = _workload_form(BuildWorkloadForm, with_defaults(request.GET, WORKLOAD_DEFAULTS))
+    context: dict[str, Any] = {"build": build, "form": form}
+    if form.is_valid():
+        try:
+            runs = build_simulate(target={"build_id": build.pk}, workload=form.workload())
+            assert runs.run.result is not None
+            assert runs.refined.result is not None
+            context |= _report(runs.run.result, runs.refined.result)
+        except EngineInputError as exc:
+            engine_error_add(form, exc)
+    template = _partial(request, "frontend/build_detail.html", "frontend/_build_report.html")
+    return render(request, template, context)
+
+
+def _parts_param(value: str) -> list[dict[str, int]]:
+    """`id:quantity,…` as the simulate service's part lines (EngineInputError if malformed)."""
+    lines = []
+    for item in filter(None, value.split(",")):
+        part_id, _, quantity = item.partition(":")
+        if not part_id.isdigit() or not (quantity or "1").isdigit():
+            raise EngineInputError(field="parts", message=f"malformed part {item!r}")
+        lines.append({"part_id": int(part_id), "quantity": int(quantity or "1")})
+    return lines
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def candidate_detail(request: HttpRequest) -> HttpResponse:
+    """A ranked candidate build (not stored): the same report as a catalog build."""
+    form = _workload_form(BuildWorkloadForm, with_defaults(request.GET, WORKLOAD_DEFAULTS))
+    context: dict[str, Any] = {"form": form, "parts_query": request.GET.get("parts", "")}
+    if form.is_valid():
+        try:
+            target = {"parts": _parts_param(request.GET.get("parts", ""))}
+            runs = build_simulate(target=target, workload=form.workload())
+            assert runs.run.result is not None
+            assert runs.refined.result is not None
+            context |= _report(runs.run.result, runs.refined.result)
+        except EngineInputError as exc:
+            engine_error_add(form, exc)
+    template = _partial(request, "frontend/build_detail.html", "frontend/_build_report.html")
+    return render(request, template, context)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def compare(request: HttpRequest) -> HttpResponse:
+    data = with_defaults(request.GET, WORKLOAD_DEFAULTS)
+    form = _workload_form(CompareForm, data, build_choices=build_choice_list())
+    context: dict[str, Any] = {"form": form, "compared": "builds" in request.GET}
+    if "builds" in request.GET and form.is_valid():
+        try:
+            runs = [
+                build_simulate(target={"build_id": build_get(slug=slug).pk},
+                               workload=form.workload()).run
+                for slug in form.cleaned_data["builds"]
+            ]  # fmt: skip
+            context["comparison"] = charts.comparison([run.result or {} for run in runs])
+        except EngineInputError as exc:
+            engine_error_add(form, exc)
+    template = _partial(request, "frontend/compare.html", "frontend/_compare.html")
+    return render(request, template, context)
+
+
+# --- custom simulation --------------------------------------------------------------------
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def simulate(request: HttpRequest) -> HttpResponse:
+    raw = request.POST if request.method == "POST" else request.GET
+    form = _workload_form(CustomSimulationForm, with_defaults(raw, CUSTOM_DEFAULTS))
+    context: dict[str, Any] = {"form": form}
+    if form.is_valid():
+        try:
+            target = {"hardware": form.hardware()}
+            runs = build_simulate(target=target, workload=form.workload())
+            assert runs.run.result is not None
+            assert runs.refined.result is not None
+            context |= _report(runs.run.result, runs.refined.result)
+        except EngineInputError as exc:
+            engine_error_add(form, exc)
+    context["ranking_form"] = CustomRankingForm(
+        initial=RANKING_DEFAULTS, model_choices=_model_choices(RANKING_DEFAULTS), auto_id=RANK_ID
+    )
+    template = _partial(request, "frontend/simulate.html", "frontend/_custom_result.html")
+    return render(request, template, context)
+
+
+@require_POST
+def simulate_ranking(request: HttpRequest) -> HttpResponse:
+    data = with_defaults(request.POST, RANKING_DEFAULTS)
+    form = _workload_form(CustomRankingForm, data, auto_id=RANK_ID)
+    context: dict[str, Any] = {"ranking_form": form}
+    if form.is_valid():
+        try:
+            run = ranking_request(body=form.ranking_body())
+            links = _sort_links(QueryDict(), reverse("frontend:ranking-run", args=[run.pk]))
+            context |= _ranking_result(run, None, DEFAULT_SORT, links)
+            context["sort_target"] = "#ranking-result"
+        except EngineInputError as exc:
+            engine_error_add(form, exc)
+        except QueueFullError as exc:
+            context["queue_full"] = str(exc)
+    return render(request, "frontend/_custom_ranking.html", context)
+
+
+# --- catalog and API --------------------------------------------------------------------
+@require_GET
+def catalog(request: HttpRequest) -> HttpResponse:
+    kind = request.GET.get("kind", PartKind.GPU)
+    if kind not in PartKind.values:
+        raise Http404(f"No part kind {kind!r}.")
+    context = {"kinds": PartKind.choices, "kind": kind, "kind_label": PartKind(kind).label,
+               "table": catalog_kind_table(kind=kind)}  # fmt: skip
+    return render(request, "frontend/catalog.html", context)
+
+
+@require_GET
+def part_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    part = part_get(slug=slug)
+    context = {"part": part, **part_price_points(part=part)}
+    return render(request, "frontend/part_detail.html", context)
+
+
+@require_GET
+def api_guide(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/api.html")

@@ -1,0 +1,23 @@
+"""Project-level views: health and JSON 404 for the API."""
+
+from django.http import HttpRequest, JsonResponse
+
+from planner_site.health import UP, health_check
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    components = health_check()
+    down = [name for name, state in components.items() if state.status != UP]
+    body = {
+        "status": "ok" if not down else "unavailable",
+        "down": down,
+        "components": {
+            name: {"status": state.status, "detail": state.detail}
+            for name, state in components.items()
+        },
+    }
+    return JsonResponse(body, status=200 if not down else 503)
+
+
+def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    return JsonResponse({"detail": f"No API endpoint at /api/{path}."}, status=404)

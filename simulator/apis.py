@@ -1,0 +1,137 @@
+"""REST endpoints of the simulator: thin views that validate, call a service, serialize."""
+
+from typing import Any
+from uuid import UUID
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from simulator.engine.errors import EngineInputError
+from simulator.models import RunKind, RunStatus, SimulationRun
+from simulator.openapi import SIMULATE_REQUEST
+from simulator.serializers import (
+    ErrorSerializer,
+    RankingQuerySerializer,
+    SimulationRunOutputSerializer,
+)
+from simulator.services.rankings import ranking_create, ranking_view
+from simulator.services.runs import QueueFullError
+from simulator.services.simulate import simulation_request_submit
+from simulator.throttles import SimulateAnonThrottle
+
+
+def engine_error_response(exc: EngineInputError) -> Response:
+    return Response(
+        {
+            "detail": f"Invalid input: {exc.field}: {exc.message}",
+            "errors": {exc.field: exc.message},
+        },
+        status=status.HTTP_400_BAD_REQUEST,
+    )
+
+
+class SimulateApi(APIView):
+    """Single builds answer 200 with the full result; rankings answer 202 with the run."""
+
+    permission_classes = (AllowAny,)
+    throttle_classes = (SimulateAnonThrottle,)
+
+    @extend_schema(
+        operation_id="simulate",
+        request={"application/json": SIMULATE_REQUEST},
+        responses={
+            200: SimulationRunOutputSerializer,
+            202: SimulationRunOutputSerializer,
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+            413: ErrorSerializer,
+            429: ErrorSerializer,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        try:
+            run = simulation_request_submit(body=request.data)
+        except EngineInputError as exc:
+            return engine_error_response(exc)
+        except QueueFullError as exc:
+            return queue_full_response(exc)
+        data = SimulationRunOutputSerializer(run, context={"request": request}).data
+        if run.kind == RunKind.SINGLE:
+            return Response(data, status=status.HTTP_200_OK)
+        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+def queue_full_response(exc: QueueFullError) -> Response:
+    return Response(
+        {"detail": str(exc)},
+        # 429, not 503: the service is up, this client should come back later.
+        status=status.HTTP_429_TOO_MANY_REQUESTS,
+        headers={"Retry-After": str(exc.retry_after_s)},
+    )
+
+
+def field_errors_response(errors: dict[str, Any]) -> Response:
+    messages = {field: " ".join(str(m) for m in msgs) for field, msgs in errors.items()}
+    detail = "; ".join(f"{field}: {message}" for field, message in messages.items())
+    return Response(
+        {"detail": f"Invalid input: {detail}", "errors": messages},
+        status=status.HTTP_400_BAD_REQUEST,
+    )
+
+
+class RankingListApi(APIView):
+    """Ranked builds for a workload at the current prices. Kept precomputed for the default
+    workloads; any other workload is queued and answered 202 with its run until done."""
+
+    permission_classes = (AllowAny,)
+    # The query parameters that make up each kind's workload.
+    workload_keys = {
+        "train": ("model", "quant", "seq_len", "tokens", "mode"),
+        "infer": ("model", "quant", "context", "placement"),
+    }
+
+    @extend_schema(
+        operation_id="rankings_list",
+        parameters=[RankingQuerySerializer],
+        responses={
+            200: OpenApiTypes.OBJECT,
+            202: SimulationRunOutputSerializer,
+            400: ErrorSerializer,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = RankingQuerySerializer(data=request.query_params)
+        if not query.is_valid():
+            return field_errors_response(query.errors)
+        q = query.validated_data
+        keys = self.workload_keys[q["kind"]]
+        workload = {"kind": q["kind"], **{k: q[k] for k in keys}}
+        try:
+            run = ranking_create(body={"workload": workload})
+        except EngineInputError as exc:
+            return engine_error_response(exc)
+        except QueueFullError as exc:
+            return queue_full_response(exc)
+        run_data = SimulationRunOutputSerializer(run, context={"request": request}).data
+        if run.status != RunStatus.DONE:
+            return Response(run_data, status=status.HTTP_202_ACCEPTED)
+        view = ranking_view(run=run, budget_usd=q.get("budget"), sort=q["sort"], limit=q["limit"])
+        return Response({"run_url": run_data["url"], **view})
+
+
+class SimulationRunDetailApi(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        operation_id="simulation_retrieve",
+        responses={200: SimulationRunOutputSerializer, 404: ErrorSerializer},
+    )
+    def get(self, request: Request, run_id: UUID) -> Response:
+        run = get_object_or_404(SimulationRun, pk=run_id)
+        return Response(SimulationRunOutputSerializer(run, context={"request": request}).data)

@@ -1,0 +1,156 @@
+"""Parse an inference body (`"workload": {"kind": "infer", ...}`) and dispatch any body by kind.
+
+The shape is training's: `workload` and `hardware`; hardware gains `gpu.mem_gbps`, `cpu`,
+`unified` and `link_gbps`. Errors are `EngineInputError`s naming the dotted field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from .errors import EngineInputError
+from .infer_hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
+from .infer_quant import weight_scheme
+from .inference import (
+    DEFAULT_CONTEXT,
+    DEFAULT_PROMPT_TOKENS,
+    DEFAULT_UBATCH,
+    InferenceRequest,
+    InferWorkload,
+)
+from .kv_cache import DEFAULT_KV_CACHE_TYPE, KV_CACHE_BYTES_PER_ELEMENT
+from .placement import PLACEMENTS
+from .request import (
+    MAX_GPU_COUNT,
+    SimulationRequest,
+    _choice,
+    _integer,
+    _model,
+    _number,
+    _optional_integer,
+    _section,
+    parse_gpu,
+    parse_request,
+)
+
+INFER = "infer"
+MAX_CONTEXT = 10_000_000
+MAX_BATCH = 4096
+MAX_LAYER = 10_000
+MAX_CORES = 1024
+# Datasheet memory bandwidth (GB/s) of the GPUs that may be named by string.
+GPU_MEM_GBPS = {
+    "RTX 4090": 1008.0,  # NVIDIA Ada GPU architecture whitepaper, GDDR6X 21 Gbps × 384 bit
+    "RTX 5090": 1792.0,  # NVIDIA RTX Blackwell whitepaper, GDDR7 28 Gbps × 512 bit
+    "A100 80G": 1935.0,  # NVIDIA A100 datasheet, PCIe 80 GB
+    "H100 80G": 2000.0,  # NVIDIA H100 datasheet, PCIe 80 GB
+    "RTX PRO 6000": 1792.0,  # NVIDIA RTX PRO 6000 Blackwell datasheet, GDDR7 × 512 bit
+}
+
+
+def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
+    path = "workload"
+    if workload.get("quant") is None:
+        raise EngineInputError(field="workload.quant", message="is required")
+    return InferWorkload(
+        model=_model(workload),
+        quant=weight_scheme(workload["quant"]),
+        placement=_choice(workload, "placement", path, PLACEMENTS, "gpu"),
+        context=_integer(workload, "context", path, DEFAULT_CONTEXT, upper=MAX_CONTEXT),
+        prompt_tokens=_integer(
+            workload, "prompt_tokens", path, DEFAULT_PROMPT_TOKENS, upper=MAX_CONTEXT
+        ),
+        batch=_integer(workload, "batch", path, 1, upper=MAX_BATCH),
+        kv_cache_type=_choice(
+            workload,
+            "kv_cache_type",
+            path,
+            tuple(KV_CACHE_BYTES_PER_ELEMENT),
+            DEFAULT_KV_CACHE_TYPE,
+        ),
+        ubatch=_integer(workload, "ubatch", path, DEFAULT_UBATCH, upper=MAX_CONTEXT),
+        offload_from_layer=_optional_integer(workload, "offload_from_layer", path, upper=MAX_LAYER),
+    )
+
+
+def parse_infer_gpu(value: object, count: int) -> InferGpu:
+    spec = parse_gpu(value)
+    if isinstance(value, Mapping):
+        mem_gbps = _number(value, "mem_gbps", "hardware.gpu")
+    elif spec.name in GPU_MEM_GBPS:
+        mem_gbps = GPU_MEM_GBPS[spec.name]
+    else:
+        raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
+    return InferGpu(
+        name=spec.name,
+        vram_gib=spec.vram_gib,
+        mem_gbps=mem_gbps,
+        tflops=spec.bf16_tflops,
+        count=count,
+        pcie_gbps=spec.pcie_gbps,
+    )
+
+
+def parse_cpu(value: object) -> CpuSpec:
+    path = "hardware.cpu"
+    if not isinstance(value, Mapping):
+        raise EngineInputError(field=path, message="must be an object")
+    return CpuSpec(
+        name=str(value.get("name") or "CPU"),
+        cores=_integer(value, "cores", path, None, upper=MAX_CORES),
+        mem_gbps=_number(value, "mem_gbps", path),
+        flops_per_core_cycle=_number(value, "flops_per_core_cycle", path),
+        ghz=_number(value, "ghz", path, upper=10.0),
+    )
+
+
+def parse_unified(value: object) -> UnifiedSpec:
+    path = "hardware.unified"
+    if not isinstance(value, Mapping):
+        raise EngineInputError(field=path, message="must be an object")
+    return UnifiedSpec(
+        name=str(value.get("name") or "Unified memory"),
+        mem_gib=_number(value, "mem_gb", path),
+        mem_gbps=_number(value, "mem_gbps", path),
+        tflops=_number(value, "tflops", path),
+    )
+
+
+def parse_infer_hardware(hardware: Mapping[str, object]) -> InferHardware:
+    path = "hardware"
+    count = _integer(hardware, "gpu_count", path, 1, upper=MAX_GPU_COUNT)
+    gpu = None if hardware.get("gpu") is None else parse_infer_gpu(hardware["gpu"], count)
+    default_link = gpu.pcie_gbps if gpu is not None else None
+    link = None
+    if gpu is not None or hardware.get("link_gbps") is not None:
+        link = _number(hardware, "link_gbps", path, default_link)
+    return InferHardware(
+        gpu=gpu,
+        cpu=None if hardware.get("cpu") is None else parse_cpu(hardware["cpu"]),
+        unified=None if hardware.get("unified") is None else parse_unified(hardware["unified"]),
+        ram_gib=_number(hardware, "ram_gb", path, 0.0, allow_zero=True),
+        link_gbps=0.0 if link is None else link,
+    )
+
+
+def parse_infer_request(body: Mapping[str, object]) -> InferenceRequest:
+    workload = _section(body, "workload")
+    inline = workload.get("model_config")
+    return InferenceRequest(
+        workload=parse_infer_workload(workload),
+        hardware=parse_infer_hardware(_section(body, "hardware")),
+        quant_spec=json.dumps(workload.get("quant"), sort_keys=True),
+        model_config_json=json.dumps(inline, sort_keys=True)
+        if isinstance(inline, Mapping)
+        else None,
+    )
+
+
+def parse_any_request(body: object) -> SimulationRequest | InferenceRequest:
+    """A training request, or an inference one when `workload.kind` is "infer"."""
+    if isinstance(body, Mapping):
+        workload = body.get("workload")
+        if isinstance(workload, Mapping) and workload.get("kind") == INFER:
+            return parse_infer_request(body)
+    return parse_request(body)

@@ -1,0 +1,137 @@
+"""Inference of one model on one machine: `simulate_inference(request) -> InferenceResult`.
+
+Checks that the weights and the KV cache fit where the placement puts them, then predicts
+decode (decode.py) at `context` cached tokens and prefill (prefill.py) of `prompt_tokens`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .decode import DecodeInputs, DecodeStep, decode_step
+from .errors import EngineInputError
+from .infer_hardware import (
+    CPU,
+    GIB,
+    GPU,
+    UNIFIED,
+    Device,
+    InferHardware,
+    cpu_device,
+    gpu_device,
+    unified_device,
+)
+from .infer_quant import WeightScheme
+from .kv_cache import DEFAULT_KV_CACHE_TYPE, kv_bytes_per_token, max_context
+from .model_config import ModelShape
+from .placement import Placement, model_parts, place
+from .prefill import PrefillRun, prefill_run
+
+DEFAULT_CONTEXT = 4096
+DEFAULT_PROMPT_TOKENS = 512
+DEFAULT_UBATCH = 512  # llama.cpp's default -ub
+CAPACITY_FIELDS = {
+    GPU: "hardware.gpu.vram_gb",
+    CPU: "hardware.ram_gb",
+    UNIFIED: "hardware.unified.mem_gb",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferWorkload:
+    model: ModelShape
+    quant: WeightScheme
+    placement: str
+    context: int = DEFAULT_CONTEXT
+    prompt_tokens: int = DEFAULT_PROMPT_TOKENS
+    batch: int = 1
+    kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
+    ubatch: int = DEFAULT_UBATCH
+    offload_from_layer: int | None = None  # hybrid: first layer whose experts go to CPU RAM
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceRequest:
+    workload: InferWorkload
+    hardware: InferHardware
+    quant_spec: str | None = None  # the request's `quant` as JSON, echoed back
+    model_config_json: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceResult:
+    request: InferenceRequest
+    placement: Placement
+    kv_bytes_per_token: float
+    kv_cache_bytes: float
+    max_context: int
+    decode: DecodeStep
+    prefill: PrefillRun
+
+
+def devices_for(hardware: InferHardware, placement: str) -> dict[str, Device]:
+    """The devices the placement needs; `EngineInputError` naming the missing part."""
+    needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
+    devices: dict[str, Device] = {}
+    for location in needs:
+        if location == GPU and hardware.gpu is not None:
+            devices[GPU] = gpu_device(hardware.gpu)
+        elif location == CPU and hardware.cpu is not None:
+            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib)
+        elif location == UNIFIED and hardware.unified is not None:
+            devices[UNIFIED] = unified_device(hardware.unified)
+        else:
+            message = f"placement {placement!r} needs a {location} in the hardware"
+            raise EngineInputError(field=f"hardware.{location}", message=message)
+    return devices
+
+
+def _check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes: float) -> None:
+    for share in placement.shares:
+        need = share.stored_bytes + (
+            kv_cache_bytes if share.location == placement.kv_location else 0
+        )
+        have = devices[share.location].capacity_bytes
+        if need > have:
+            message = (
+                f"needs {need / GIB:.1f} GB of weights and KV cache in {share.location} memory, "
+                f"has {have / GIB:.1f} GB usable"
+            )
+            raise EngineInputError(field=CAPACITY_FIELDS[share.location], message=message)
+
+
+def simulate_inference(request: InferenceRequest) -> InferenceResult:
+    w, hw = request.workload, request.hardware
+    devices = devices_for(hw, w.placement)
+    placement = place(
+        model_parts(w.model), w.quant, w.placement, offload_from_layer=w.offload_from_layer
+    )
+    per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
+    kv_cache = per_token * w.context * w.batch
+    _check_fits(placement, devices, kv_cache)
+    home = placement.share(placement.kv_location)
+    assert home is not None  # every placement keeps the KV cache with its home share
+    free = devices[placement.kv_location].capacity_bytes - home.stored_bytes
+    inputs = DecodeInputs(
+        placement=placement,
+        attention=w.model.attention,
+        kv_bytes_per_token=per_token,
+        context=w.context,
+        batch=w.batch,
+    )
+    return InferenceResult(
+        request=request,
+        placement=placement,
+        kv_bytes_per_token=per_token,
+        kv_cache_bytes=kv_cache,
+        max_context=max_context(free, per_token, sequences=w.batch),
+        decode=decode_step(inputs, devices, hw.link_gbps),
+        prefill=prefill_run(
+            placement,
+            w.model.attention,
+            tokens=w.prompt_tokens,
+            ubatch=w.ubatch,
+            devices=devices,
+            link_gbps=hw.link_gbps,
+        ),
+    )

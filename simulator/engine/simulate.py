@@ -1,0 +1,105 @@
+"""The engine's entry point for one configuration: `simulate(request)`, a `TrainResult` for a
+training request and an `InferenceResult` for an inference one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import overload
+
+from .errors import EngineInputError
+from .facts import model_facts
+from .inference import InferenceRequest, InferenceResult, simulate_inference
+from .layers import moe_layer, reference_layer
+from .memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS, layers_per_gpu
+from .quant import require_supported
+from .reference import (
+    TIE_RULE,
+    LayerCosts,
+    greedy_split,
+    optimal_split,
+    reference_costs,
+    reference_curve,
+)
+from .refined import ALL_REFINEMENTS, refined_curve, refined_greedy, refined_timeline
+from .request import SimulationRequest
+from .result import TrainResult
+from .workload import MODE_REFERENCE, MODE_REFINED
+
+
+def minimum_vram_gib(costs: LayerCosts, gpu_count: int) -> float:
+    """The least VRAM that trains at all: one sequence beside the smaller of streaming
+    (double buffer) or keeping every layer resident, plus LoRA and the CUDA context."""
+    per_gpu = layers_per_gpu(costs.num_layers, gpu_count)
+    weights = min(DOUBLE_BUFFER_LAYERS, per_gpu) * costs.layer_gib
+    fixed = per_gpu * costs.lora_gib_per_layer + CUDA_CONTEXT_GIB
+    return weights + fixed + costs.gib_per_sequence
+
+
+def cannot_fit(request: SimulationRequest, costs: LayerCosts) -> EngineInputError:
+    w, hw = request.workload, request.hardware
+    need = minimum_vram_gib(costs, hw.gpu_count)
+    message = (
+        f"{w.model.display_name} in {w.quant.name} at seq_len {w.seq_len} cannot fit: "
+        f"needs at least {need:.1f} GB per GPU, {hw.gpu.name} has {hw.gpu.vram_gib:g} GB"
+    )
+    return EngineInputError(field="hardware.gpu.vram_gb", message=message)
+
+
+def simulate_reference(request: SimulationRequest) -> TrainResult:
+    w, hw = request.workload, request.hardware
+    costs = reference_costs(w)
+    curve = reference_curve(costs, w, hw)
+    best = optimal_split(curve)
+    if best is None:
+        raise cannot_fit(request, costs)
+    return TrainResult(
+        request=request,
+        facts=model_facts(reference_layer(w.model), w, hw),
+        best=best,
+        greedy=greedy_split(costs, w, hw),
+        curve=curve,
+        tie_rule=TIE_RULE,
+    )
+
+
+def simulate_refined(request: SimulationRequest) -> TrainResult:
+    """Every refinement of `refined.Refinements` on; the best split's timeline as data."""
+    w, hw = request.workload, request.hardware
+    curve = refined_curve(w, hw, ALL_REFINEMENTS)
+    best = optimal_split(curve)
+    if best is None:
+        raise cannot_fit(request, reference_costs(w))
+    layer = moe_layer(w.model) if w.model.is_moe else reference_layer(w.model)
+    return TrainResult(
+        request=request,
+        facts=model_facts(layer, w, hw),
+        best=best,
+        greedy=refined_greedy(w, hw, ALL_REFINEMENTS),
+        curve=curve,
+        tie_rule=TIE_RULE,
+        refinements=ALL_REFINEMENTS.names(),
+        timeline=refined_timeline(w, hw, best.resident_layers, ALL_REFINEMENTS),
+    )
+
+
+SIMULATORS: dict[str, Callable[[SimulationRequest], TrainResult]] = {
+    MODE_REFERENCE: simulate_reference,
+    MODE_REFINED: simulate_refined,
+}
+
+
+@overload
+def simulate(request: SimulationRequest) -> TrainResult: ...
+@overload
+def simulate(request: InferenceRequest) -> InferenceResult: ...
+@overload
+def simulate(request: SimulationRequest | InferenceRequest) -> TrainResult | InferenceResult: ...
+def simulate(request: SimulationRequest | InferenceRequest) -> TrainResult | InferenceResult:
+    """Simulate one configuration: training in the request's mode, or inference."""
+    if isinstance(request, InferenceRequest):
+        return simulate_inference(request)
+    w, gpu = request.workload, request.hardware.gpu
+    require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
+    if w.mode not in SIMULATORS:
+        raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
+    return SIMULATORS[w.mode](request)

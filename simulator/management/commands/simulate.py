@@ -1,0 +1,71 @@
+"""`manage.py simulate --input request.json [--json]` and `manage.py simulate --validate`.
+
+A thin adapter over `simulator.engine`: read the request body POST /api/simulate takes,
+simulate, print seed-style tables or JSON. Bad input is a CommandError naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.infer_request import parse_any_request
+from simulator.engine.infer_result import format_inference_report
+from simulator.engine.inference import InferenceResult
+from simulator.engine.report import format_report
+from simulator.engine.result import result_to_json
+from simulator.engine.simulate import simulate
+from simulator.engine.validate import run_checks
+
+
+class Command(BaseCommand):
+    help = "Simulate one request body (QLoRA training or inference), or run the seed's checks."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--input", help="request JSON file ('-' for stdin)")
+        parser.add_argument("--json", action="store_true", help="print the result as JSON")
+        parser.add_argument("--validate", action="store_true", help="run the assumption checks")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["validate"]:
+            self._validate()
+            return
+        if not options["input"]:
+            raise CommandError("give --input request.json (or --validate)")
+        try:
+            result = simulate(parse_any_request(_read_body(options["input"])))
+        except EngineInputError as error:
+            raise CommandError(f"invalid request: {error}") from error
+        if options["json"]:
+            self.stdout.write(json.dumps(result_to_json(result), indent=2, allow_nan=False))
+        elif isinstance(result, InferenceResult):
+            self.stdout.write(format_inference_report(result))
+        else:
+            self.stdout.write(format_report(result))
+
+    def _validate(self) -> None:
+        checks = run_checks()
+        for check in checks:
+            mark = "PASS" if check.passed else "FAIL"
+            self.stdout.write(f"{mark}  {check.name}: {check.detail}")
+        failed = [check.name for check in checks if not check.passed]
+        if failed:
+            raise CommandError(f"{len(failed)} assumption check(s) failed: {', '.join(failed)}")
+        self.stdout.write(f"all {len(checks)} assumption checks passed")
+
+
+def _read_body(source: str) -> object:
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text("utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot read {source}: {error.strerror}") from error
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CommandError(f"{source} is not valid JSON: {error}") from error

@@ -1,0 +1,107 @@
+"""Output shapes of the simulator API (input is validated by the engine's request parser)."""
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
+
+from simulator.engine.infer_request import MAX_CONTEXT
+from simulator.engine.placement import PLACEMENTS
+from simulator.engine.quant import QUANT_FORMATS
+from simulator.engine.registry import model_slugs
+from simulator.models import SimulationRun
+from simulator.placement_search import AUTO
+from simulator.ranking import DEFAULT_SORT_BY_KIND, INFER, INFER_SORT_FIELDS, SORT_FIELDS, TRAIN
+
+
+class SimulationRunOutputSerializer(serializers.ModelSerializer[SimulationRun]):
+    url = serializers.SerializerMethodField()
+    duration_s = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = SimulationRun
+        fields = (
+            "id",
+            "url",
+            "kind",
+            "status",
+            "progress_pct",
+            "chunks_done",
+            "chunks_total",
+            "input",
+            "input_hash",
+            "result",
+            "error",
+            "engine_version",
+            "prices_observed_on",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "duration_s",
+        )
+        read_only_fields = fields
+
+    def get_url(self, run: SimulationRun) -> str:
+        path = reverse("simulator:simulation-detail", kwargs={"run_id": run.pk})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
+
+
+# Every API error: a message, and for invalid input one message per dotted field path.
+ErrorSerializer = inline_serializer(
+    name="Error",
+    fields={
+        "detail": serializers.CharField(),
+        "errors": serializers.DictField(child=serializers.CharField(), required=False),
+    },
+)
+
+
+# Defaults of GET /api/rankings per workload kind: the precomputed default rankings.
+RANKING_QUERY_DEFAULTS: dict[str, dict[str, Any]] = {
+    TRAIN: {"model": "glm-4.7", "quant": "NF4d+NF2e"},
+    INFER: {"model": "glm-4.7-flash", "quant": "Q4_K_M"},
+}
+
+
+class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
+    """Query of GET /api/rankings; the workload part is validated again by the engine.
+    `kind=infer` ranks serving speed: `quant` is then an inference type (GGUF, FP8, ...),
+    and `context`, `placement` apply; `seq_len`, `tokens` and `mode` apply to training."""
+
+    kind = serializers.ChoiceField(choices=(TRAIN, INFER), default=TRAIN)
+    model = serializers.ChoiceField(choices=model_slugs(), required=False)
+    quant = serializers.CharField(
+        required=False,
+        max_length=200,
+        help_text=f"training: one of {', '.join(QUANT_FORMATS)}; inference: a weight type "
+        "such as Q4_K_M or IQ5_K, or 'A+B' (B for routed experts)",
+    )
+    seq_len = serializers.IntegerField(default=1024, min_value=1, max_value=131072)
+    tokens = serializers.IntegerField(default=50_000_000, min_value=1, max_value=10**13)
+    mode = serializers.ChoiceField(choices=("reference", "refined"), default="reference")
+    placement = serializers.ChoiceField(choices=(AUTO, *PLACEMENTS), default=AUTO)
+    budget = serializers.FloatField(required=False, min_value=1.0, max_value=1e9)
+    sort = serializers.ChoiceField(
+        choices=tuple(dict.fromkeys((*SORT_FIELDS, *INFER_SORT_FIELDS))), required=False
+    )
+    limit = serializers.IntegerField(default=50, min_value=1, max_value=500)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        # Declared here: a class attribute named `context` would hide the serializer's own.
+        fields["context"] = serializers.IntegerField(
+            default=32768, min_value=1, max_value=MAX_CONTEXT, help_text="inference: tokens"
+        )
+        return fields
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        kind = attrs["kind"]
+        values = {**RANKING_QUERY_DEFAULTS[kind], "sort": DEFAULT_SORT_BY_KIND[kind], **attrs}
+        if kind == TRAIN and values["quant"] not in QUANT_FORMATS:
+            raise serializers.ValidationError({"quant": f"must be one of {list(QUANT_FORMATS)}"})
+        sorts = SORT_FIELDS if kind == TRAIN else INFER_SORT_FIELDS
+        if values["sort"] not in sorts:
+            raise serializers.ValidationError({"sort": f"must be one of {list(sorts)}"})
+        return values

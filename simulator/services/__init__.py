@@ -1,0 +1,1 @@
+"""Writes of the simulator (services) and reads (selectors), called by APIs and tasks."""

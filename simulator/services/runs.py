@@ -1,0 +1,163 @@
+"""The life of a SimulationRun: create (or reuse), start, record chunks, finish, fail.
+
+The run row is the source of truth; every step is idempotent so that a task delivered twice
+(acks_late, worker lost) changes nothing the second time.
+"""
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from simulator.models import RunChunk, RunKind, RunStatus, SimulationRun
+
+# Progress shown once a run starts, before any chunk is done, so a client sees it moving.
+STARTED_PROGRESS_PCT = 1
+# Progress the chunks can reach; the merge takes the last step to 100.
+CHUNKS_PROGRESS_PCT = 95
+# What a client is told to wait when the queue is full: about one ranking's run time.
+QUEUE_FULL_RETRY_AFTER_S = 30
+
+
+class QueueFullError(Exception):
+    """Too many runs are waiting: the client should come back after `retry_after_s`."""
+
+    def __init__(self, *, waiting: int, retry_after_s: int) -> None:
+        super().__init__(f"{waiting} simulations are already waiting; try again later.")
+        self.retry_after_s = retry_after_s
+
+
+def simulation_input_hash(*, body: dict[str, Any], engine_version: str, price_epoch: str) -> str:
+    canonical = json.dumps(
+        {"input": body, "engine": engine_version, "prices": price_epoch},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def simulation_run_get_or_create(
+    *,
+    kind: RunKind,
+    body: dict[str, Any],
+    engine_version: str,
+    price_epoch: str,
+    prices_observed_on: date | None,
+    plan: dict[str, Any] | None = None,
+    chunks_total: int = 0,
+    max_waiting: int | None = None,
+) -> tuple[SimulationRun, bool]:
+    """The stored run for this input and these prices if one is done or under way (not
+    failed), else a new queued one. Returns (run, created). With `max_waiting`, refuses
+    (QueueFullError) to queue a new run while that many of its kind are unfinished."""
+    input_hash = simulation_input_hash(
+        body=body, engine_version=engine_version, price_epoch=price_epoch
+    )
+    existing = (
+        SimulationRun.objects.filter(input_hash=input_hash)
+        .exclude(status=RunStatus.FAILED)
+        .order_by("-created_at")
+        .first()
+    )
+    if existing is not None:
+        return existing, False
+    if max_waiting is not None:
+        waiting = SimulationRun.objects.filter(
+            kind=kind, status__in=(RunStatus.QUEUED, RunStatus.RUNNING)
+        ).count()
+        if waiting >= max_waiting:
+            raise QueueFullError(waiting=waiting, retry_after_s=QUEUE_FULL_RETRY_AFTER_S)
+    run = SimulationRun.objects.create(
+        kind=kind,
+        input=body,
+        input_hash=input_hash,
+        engine_version=engine_version,
+        price_epoch=price_epoch,
+        prices_observed_on=prices_observed_on,
+        plan=plan or {},
+        chunks_total=chunks_total,
+    )
+    return run, True
+
+
+def simulation_run_start(*, run_id: str) -> SimulationRun | None:
+    """Mark a queued (or redelivered running) run as running; None if it is finished or
+    gone (a message can outlive its run, e.g. after the table was cleared)."""
+    with transaction.atomic():
+        run = SimulationRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.is_finished:
+            return None
+        if run.status == RunStatus.QUEUED:
+            run.status = RunStatus.RUNNING
+            run.started_at = timezone.now()
+            run.progress_pct = max(run.progress_pct, STARTED_PROGRESS_PCT)
+        run.attempts += 1
+        run.save(update_fields=["status", "started_at", "progress_pct", "attempts"])
+    return run
+
+
+def simulation_run_record_chunk(*, run_id: str, index: int, result: Any) -> bool:
+    """Store one chunk's result once; True when this call completed the last chunk."""
+    with transaction.atomic():
+        _, created = RunChunk.objects.get_or_create(
+            run_id=run_id, index=index, defaults={"result": result}
+        )
+        if not created:
+            return False
+        SimulationRun.objects.filter(pk=run_id).update(chunks_done=F("chunks_done") + 1)
+        run = SimulationRun.objects.select_for_update().get(pk=run_id)
+        run.progress_pct = max(
+            run.progress_pct, CHUNKS_PROGRESS_PCT * run.chunks_done // max(run.chunks_total, 1)
+        )
+        run.save(update_fields=["progress_pct"])
+        return run.chunks_done == run.chunks_total
+
+
+def simulation_run_chunk_results(*, run: SimulationRun) -> list[Any]:
+    return [chunk.result for chunk in run.chunks.order_by("index")]
+
+
+def simulation_run_finish(*, run_id: str, result: dict[str, Any]) -> None:
+    with transaction.atomic():
+        run = SimulationRun.objects.select_for_update().get(pk=run_id)
+        if run.is_finished:
+            return
+        run.status = RunStatus.DONE
+        run.result = result
+        run.progress_pct = 100
+        run.finished_at = timezone.now()
+        run.started_at = run.started_at or run.finished_at
+        run.save(update_fields=["status", "result", "progress_pct", "finished_at", "started_at"])
+
+
+def simulation_run_fail(*, run_id: str, error: str) -> None:
+    with transaction.atomic():
+        run = SimulationRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.is_finished:
+            return
+        run.status = RunStatus.FAILED
+        run.error = error
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "error", "finished_at"])
+
+
+def simulation_run_execute_inline(
+    *, run: SimulationRun, compute: Callable[[dict[str, Any]], dict[str, Any]]
+) -> SimulationRun:
+    """Run a small simulation in the request: start, compute, finish (or fail and re-raise)."""
+    if run.is_finished:
+        return run
+    simulation_run_start(run_id=str(run.pk))
+    try:
+        result = compute(run.input)
+    except Exception as exc:
+        simulation_run_fail(run_id=str(run.pk), error=f"{type(exc).__name__}: {exc}")
+        raise
+    simulation_run_finish(run_id=str(run.pk), result=result)
+    run.refresh_from_db()
+    return run

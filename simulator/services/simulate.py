@@ -1,0 +1,194 @@
+"""POST /api/simulate: validate with the engine, reuse or compute, record the run.
+
+Forms of the body (the workload is the engine's in every form):
+- {"workload", "hardware"}: inline hardware, answered now;
+- {"workload", "build_id"}: a catalog build, answered now, with its parts and prices;
+- {"workload", "parts": [{"part_id", "quantity"}]}: an ad-hoc build of catalog parts, the same;
+- {"workload", "ranking": {...}}: every candidate build ranked, queued on the workers.
+
+The workload is training's or inference's (`"kind": "infer"`). An inference workload with
+`"placement": "auto"` (the default for catalog builds) is run in the placement that decodes
+fastest on that hardware (simulator.placement_search); the stored input names the winner.
+"""
+
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from django.http import Http404
+
+from catalog.compatibility import build_errors
+from catalog.models import Build, Part
+from catalog.selectors import part_current_price
+from catalog.spec import spec_from_lines
+from simulator.engine import ENGINE_VERSION
+from simulator.engine.errors import EngineInputError
+from simulator.engine.infer_request import INFER, parse_any_request
+from simulator.engine.result import request_to_json, result_to_json
+from simulator.engine.simulate import simulate
+from simulator.models import RunKind, SimulationRun
+from simulator.placement_search import AUTO, placement_search
+from simulator.services.rankings import ranking_create
+from simulator.services.runs import simulation_run_execute_inline, simulation_run_get_or_create
+
+
+def _cost_summary(build: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The build's price per unit of speed: decode tokens/s for inference, else training's."""
+    if result.get("kind") == INFER:
+        decode = result["decode_tokens_per_s"]
+        return {**build, "usd_per_decode_tokens_per_s": build["price_usd"] / decode}
+    return {**build, "usd_per_tokens_per_s": build["price_usd"] / result["best"]["tokens_per_s"]}
+
+
+def simulation_single_compute(body: dict[str, Any]) -> dict[str, Any]:
+    """The engine's full result, plus cost figures when the body names a priced build."""
+    result = result_to_json(simulate(parse_any_request(body)))
+    if body.get("placements_tried") is not None:
+        result["placements_tried"] = body["placements_tried"]
+    build = body.get("build")
+    if build is not None and build.get("price_usd") is not None:
+        result["build"] = _cost_summary(build, result)
+    return result
+
+
+def _is_auto_inference(body: Mapping[str, Any]) -> bool:
+    workload = body.get("workload")
+    return (
+        isinstance(workload, Mapping)
+        and workload.get("kind") == INFER
+        and workload.get("placement") == AUTO
+        and isinstance(body.get("hardware"), Mapping)
+    )
+
+
+def _normalized(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The request with defaults filled in; "auto" placement replaced by the winner."""
+    if not _is_auto_inference(body):
+        return request_to_json(parse_any_request(body))
+    search = placement_search(workload=body["workload"], hardware=body["hardware"])
+    if search.best is None:
+        reasons = "; ".join(f"{name}: {reason}" for name, reason in search.tried.items())
+        raise EngineInputError(
+            field="workload.placement", message=f"no placement runs here ({reasons})"
+        )
+    return {**request_to_json(search.best.request), "placements_tried": search.tried}
+
+
+def simulation_single_run(
+    *,
+    body: Mapping[str, Any],
+    build: dict[str, Any] | None = None,
+    prices_observed_on: date | None = None,
+) -> SimulationRun:
+    """Validate (EngineInputError names the field before anything is stored), then the
+    stored run for the same normalized input and prices, or one computed now."""
+    normalized = _normalized(body)
+    if build is not None:
+        normalized["build"] = build
+    run, _ = simulation_run_get_or_create(
+        kind=RunKind.SINGLE,
+        body=normalized,
+        engine_version=ENGINE_VERSION,
+        # The prices are part of the input (in "build"), so they enter its hash.
+        price_epoch="",
+        prices_observed_on=prices_observed_on,
+    )
+    return simulation_run_execute_inline(run=run, compute=simulation_single_compute)
+
+
+def _priced_parts(lines: list[tuple[Part, int]]) -> list[dict[str, Any]]:
+    """Each part with its current price and where and when that price was observed."""
+    priced = []
+    for part, quantity in lines:
+        price = part_current_price(part=part)
+        priced.append(
+            {
+                "part_id": part.pk,
+                "kind": part.kind,
+                "name": part.name,
+                "quantity": quantity,
+                "unit_usd": None if price is None else float(price.amount),
+                "price_observed_on": None if price is None else price.observed_on.isoformat(),
+                "price_vendor": None if price is None else price.vendor,
+            }
+        )
+    return priced
+
+
+def _catalog_lines_run(
+    *, body: Mapping[str, Any], lines: list[tuple[Part, int]], field: str, build: Build | None
+) -> SimulationRun:
+    spec = spec_from_lines((part.detail, quantity) for part, quantity in lines)
+    errors = build_errors(spec)
+    if errors:
+        reasons = "; ".join(problem.message for problem in errors)
+        raise EngineInputError(field=field, message=f"incompatible build: {reasons}")
+    parts = _priced_parts(lines)
+    unpriced = [p["name"] for p in parts if p["unit_usd"] is None]
+    summary = {
+        "build_id": None if build is None else build.pk,
+        "name": "custom build" if build is None else build.name,
+        "parts": parts,
+        "price_usd": None if unpriced else sum(p["unit_usd"] * p["quantity"] for p in parts),
+        "unpriced_parts": unpriced,
+    }
+    dates = [p["price_observed_on"] for p in parts if p["price_observed_on"]]
+    return simulation_single_run(
+        body={"workload": _catalog_workload(body.get("workload")), "hardware": spec.any_hardware()},
+        build=summary,
+        prices_observed_on=date.fromisoformat(max(dates)) if dates else None,
+    )
+
+
+def _catalog_workload(workload: object) -> object:
+    """A catalog build serves inference in its best placement unless the body names one."""
+    if isinstance(workload, Mapping) and workload.get("kind") == INFER:
+        return {"placement": AUTO, **workload}
+    return workload
+
+
+def _part_lines(value: object) -> list[tuple[Part, int]]:
+    if not isinstance(value, list) or not value:
+        raise EngineInputError(field="parts", message="must be a non-empty list")
+    lines = []
+    for position, line in enumerate(value):
+        field = f"parts[{position}]"
+        if not isinstance(line, Mapping):
+            raise EngineInputError(field=field, message="must be an object")
+        part_id, quantity = line.get("part_id"), line.get("quantity", 1)
+        if isinstance(part_id, bool) or not isinstance(part_id, int):
+            raise EngineInputError(field=f"{field}.part_id", message="must be an integer id")
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 1 <= quantity <= 16:
+            raise EngineInputError(field=f"{field}.quantity", message="must be 1 to 16")
+        part = Part.objects.filter(pk=part_id).first()
+        if part is None:
+            raise Http404(f"No part with id {part_id}.")
+        lines.append((part, quantity))
+    return lines
+
+
+def simulation_request_submit(*, body: object) -> SimulationRun:
+    """Dispatch a POST /api/simulate body by its form."""
+    if not isinstance(body, Mapping):
+        raise EngineInputError(field="request", message="must be a JSON object")
+    forms = [key for key in ("hardware", "build_id", "parts", "ranking") if key in body]
+    if len(forms) != 1:
+        raise EngineInputError(
+            field="request",
+            message="give exactly one of hardware, build_id, parts or ranking",
+        )
+    if "ranking" in body:
+        return ranking_create(body=body)
+    if "build_id" in body:
+        build_id = body["build_id"]
+        if isinstance(build_id, bool) or not isinstance(build_id, int):
+            raise EngineInputError(field="build_id", message="must be an integer id")
+        build = Build.objects.filter(pk=build_id).first()
+        if build is None:
+            raise Http404(f"No build with id {build_id}.")
+        lines = [(line.part, line.quantity) for line in build.lines.select_related("part")]
+        return _catalog_lines_run(body=body, lines=lines, field="build_id", build=build)
+    if "parts" in body:
+        lines = _part_lines(body["parts"])
+        return _catalog_lines_run(body=body, lines=lines, field="parts", build=None)
+    return simulation_single_run(body=body)

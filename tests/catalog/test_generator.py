@@ -1,0 +1,180 @@
+"""The candidate generator: cheapest compatible parts per tier, valid, without duplicates,
+and counts over the shipped catalog."""
+
+from __future__ import annotations
+
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+
+from catalog.compatibility import Severity, build_problems
+from catalog.generator import (
+    Candidate,
+    CatalogSnapshot,
+    StorageTier,
+    candidate_builds,
+    cheapest_build,
+)
+from catalog.models import Build, BuildOrigin, Gpu, Part
+from catalog.selectors import candidate_build_list
+from tests.catalog.factories import (
+    CaseFactory,
+    CpuFactory,
+    GpuFactory,
+    MotherboardFactory,
+    NvmeDriveFactory,
+    PsuFactory,
+    RamKitFactory,
+)
+
+
+def snapshot(priced: list[tuple[Part, int]]) -> CatalogSnapshot:
+    """Unsaved parts with ids and prices: the generator never touches the database."""
+    parts: dict[str, list[Part]] = {}
+    prices: dict[int, Decimal] = {}
+    for pk, (part, usd) in enumerate(priced, start=1):
+        part.pk = part.id = pk
+        parts.setdefault(part.kind, []).append(part)
+        prices[pk] = Decimal(usd)
+    return CatalogSnapshot(parts=parts, prices_usd=prices)
+
+
+def small_catalog() -> list[tuple[Part, int]]:
+    return [
+        (GpuFactory.build(name="GPU"), 1800),
+        (CpuFactory.build(name="cheap CPU", tdp_w=65), 180),
+        (CpuFactory.build(name="dear CPU", tdp_w=65), 500),
+        (MotherboardFactory.build(name="x8/x8 board"), 320),
+        (MotherboardFactory.build(name="one-slot board", lane_split={"1": [16]}), 150),
+        (RamKitFactory.build(name="32 GB kit"), 200),
+        (NvmeDriveFactory.build(name="Gen4 drive"), 170),
+        (PsuFactory.build(name="850 W", watts=850), 120),
+        (PsuFactory.build(name="1600 W", watts=1600), 230),  # below 2 x 850 W
+        (CaseFactory.build(name="mid tower"), 80),
+    ]
+
+
+def test_it_picks_the_cheapest_compatible_parts() -> None:
+    catalog = snapshot(small_catalog())
+    gpu = catalog.parts["gpu"][0]
+    best = cheapest_build(catalog, gpu=gpu, count=1, tier=StorageTier.GEN4_X1, ram_gb=32)  # type: ignore[arg-type]
+    assert best is not None
+    names = {part.name for part, _ in best.spec.lines()}
+    assert names == {
+        "GPU",
+        "cheap CPU",
+        "one-slot board",
+        "32 GB kit",
+        "Gen4 drive",
+        "850 W",
+        "mid tower",
+    }
+    assert best.total_usd == Decimal(1800 + 180 + 150 + 200 + 170 + 120 + 80)
+
+
+def test_it_moves_to_the_board_and_psu_that_two_gpus_need() -> None:
+    catalog = snapshot(small_catalog())
+    gpu = catalog.parts["gpu"][0]
+    best = cheapest_build(catalog, gpu=gpu, count=2, tier=StorageTier.GEN4_X1, ram_gb=32)  # type: ignore[arg-type]
+    assert best is not None
+    assert (best.spec.motherboard.name, best.spec.psu.name) == ("x8/x8 board", "1600 W")  # type: ignore[union-attr]
+
+
+def test_it_finds_nothing_for_more_gpus_than_any_board_takes() -> None:
+    catalog = snapshot(small_catalog())
+    gpu = catalog.parts["gpu"][0]
+    assert cheapest_build(catalog, gpu=gpu, count=3, tier=StorageTier.GEN4_X1, ram_gb=32) is None  # type: ignore[arg-type]
+
+
+def test_it_skips_tiers_the_catalog_cannot_supply() -> None:
+    candidates = candidate_builds(snapshot(small_catalog()))
+    # No Gen5 drive, no card; 128 GB would take 8 modules of the 32 GB kit in 4 slots.
+    assert {(c.spec.gpu_count, c.storage_tier, c.ram_gb) for c in candidates} == {
+        (count, tier, ram_gb)
+        for count in (1, 2)
+        for tier in (StorageTier.GEN4_X1, StorageTier.GEN4_RAID0_X4)
+        for ram_gb in (32, 64)
+    }
+
+
+@pytest.fixture
+def shipped_candidates(catalog_fixtures: None) -> list[Candidate]:
+    return candidate_build_list()
+
+
+@pytest.mark.django_db
+def test_no_two_candidates_share_their_parts(shipped_candidates: list[Candidate]) -> None:
+    signatures = [c.signature for c in shipped_candidates]
+    assert len(signatures) == len(set(signatures))
+
+
+@pytest.mark.django_db
+def test_every_candidate_passes_every_rule(shipped_candidates: list[Candidate]) -> None:
+    errors = [
+        (c.name, p.message)
+        for c in shipped_candidates
+        for p in build_problems(c.spec)
+        if p.severity == Severity.ERROR
+    ]
+    assert errors == []
+
+
+def gpu_of(candidate: Candidate) -> Gpu:
+    assert candidate.spec.gpu is not None
+    return candidate.spec.gpu
+
+
+@pytest.mark.django_db
+def test_every_gpu_has_candidates_for_one_to_three_gpus(
+    shipped_candidates: list[Candidate],
+) -> None:
+    counts = {(gpu_of(c).name, c.spec.gpu_count) for c in shipped_candidates}
+    gpus = {gpu_of(c).name for c in shipped_candidates}
+    assert len(gpus) >= 15
+    assert [(g, n) for g in gpus for n in (1, 2, 3) if (g, n) not in counts] == []
+
+
+@pytest.mark.django_db
+def test_four_gpus_need_cards_of_at_most_two_slots(shipped_candidates: list[Candidate]) -> None:
+    # No case in the catalog has the 12 expansion slots four 3-slot cards need.
+    widths = {gpu_of(c).slot_width for c in shipped_candidates if c.spec.gpu_count == 4}
+    assert widths == {1, 2}
+
+
+@pytest.mark.django_db
+def test_eight_gpu_candidates_exist_only_on_the_8_slot_server(
+    shipped_candidates: list[Candidate],
+) -> None:
+    boards = {
+        c.spec.motherboard.name if c.spec.motherboard else ""
+        for c in shipped_candidates
+        if c.spec.gpu_count == 8
+    }
+    assert boards == {"ASRock Rack TURIN2D24G-2L+ (4U8G-TURIN2 system board)"}
+
+
+@pytest.mark.django_db
+def test_the_shipped_catalog_yields_candidates_in_every_storage_tier(
+    shipped_candidates: list[Candidate],
+) -> None:
+    tiers = Counter(c.storage_tier for c in shipped_candidates)
+    assert set(tiers) == set(StorageTier)
+
+
+@pytest.mark.django_db
+def test_the_cheapest_single_4090_candidate_is_no_dearer_than_seed_build_a(
+    shipped_candidates: list[Candidate],
+) -> None:
+    cheapest = min(
+        c.total_usd
+        for c in shipped_candidates
+        if (gpu_of(c).name, c.spec.gpu_count, c.storage_tier, c.ram_gb)
+        == ("RTX 4090", 1, StorageTier.GEN4_X1, 32)
+    )
+    assert cheapest <= Decimal(2700)
+
+
+@pytest.mark.django_db
+def test_seed_builds_stay_beside_the_candidates(shipped_candidates: list[Candidate]) -> None:
+    assert Build.objects.filter(origin=BuildOrigin.SEED).count() == 4

@@ -1,0 +1,140 @@
+"""Prices as observations: the current price, the change log, and the price epoch that
+marks rankings stale."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from catalog.models import PriceChange, PriceChangeVia
+from catalog.selectors import (
+    build_price_epoch,
+    catalog_price_epoch,
+    part_current_price,
+    part_list,
+)
+from catalog.services import price_observation_create, price_observation_withdraw
+from tests.catalog.factories import (
+    BuildPartFactory,
+    GpuFactory,
+    PriceObservationFactory,
+    UserFactory,
+)
+
+FEB = datetime.date(2026, 2, 1)
+MAR = datetime.date(2026, 3, 1)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_current_price_is_the_latest_observation() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, amount=Decimal(1800), observed_on=FEB)
+    latest = PriceObservationFactory.create(part=gpu, amount=Decimal(1700), observed_on=MAR)
+    assert part_current_price(part=gpu) == latest
+
+
+def test_a_withdrawn_observation_is_never_current() -> None:
+    gpu = GpuFactory.create()
+    older = PriceObservationFactory.create(part=gpu, observed_on=FEB)
+    PriceObservationFactory.create(
+        part=gpu, observed_on=MAR, withdrawn=True, withdrawn_reason="typo"
+    )
+    assert part_current_price(part=gpu) == older
+
+
+def test_a_foreign_currency_observation_is_never_current() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, currency="EUR", observed_on=MAR)
+    assert part_current_price(part=gpu) is None
+
+
+def test_every_observation_is_kept() -> None:
+    gpu = GpuFactory.create()
+    for day in (1, 2, 3):
+        price_observation_create(part=gpu, amount=Decimal(day * 100), vendor="shop",
+                                 observed_on=datetime.date(2026, 2, day))  # fmt: skip
+    assert gpu.prices.count() == 3
+
+
+def test_part_list_carries_the_current_price() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, amount=Decimal("999.00"))
+    assert part_list(kind="gpu").get(pk=gpu.pk).current_price_usd == Decimal("999.00")  # type: ignore[attr-defined]
+
+
+def test_a_new_price_records_who_when_old_and_new() -> None:
+    gpu, staff = GpuFactory.create(), UserFactory.create(is_staff=True)
+    PriceObservationFactory.create(part=gpu, amount=Decimal(1800), observed_on=FEB)
+    price_observation_create(part=gpu, amount=Decimal(1650), vendor="shop", observed_on=MAR,
+                             user=staff, via=PriceChangeVia.API)  # fmt: skip
+    change = PriceChange.objects.get()
+    seen = (change.part_id, change.old_amount_usd, change.new_amount_usd, change.changed_by)
+    assert seen == (gpu.pk, Decimal(1800), Decimal(1650), staff)
+    assert change.via == PriceChangeVia.API
+    assert change.changed_at is not None
+
+
+def test_an_older_observation_records_no_change_of_the_current_price() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, observed_on=MAR)
+    price_observation_create(part=gpu, amount=Decimal(5), vendor="shop", observed_on=FEB)
+    assert not PriceChange.objects.exists()
+
+
+def test_withdrawing_the_current_price_records_the_change_back() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, amount=Decimal(1800), observed_on=FEB)
+    wrong = PriceObservationFactory.create(part=gpu, amount=Decimal(18), observed_on=MAR)
+    price_observation_withdraw(observation=wrong, reason="missing zeros", user=None,
+                               via=PriceChangeVia.ADMIN)  # fmt: skip
+    change = PriceChange.objects.get()
+    assert (change.old_amount_usd, change.new_amount_usd) == (Decimal(18), Decimal(1800))
+
+
+def test_it_rejects_a_price_of_zero() -> None:
+    with pytest.raises(ValidationError, match="amount"):
+        price_observation_create(
+            part=GpuFactory.create(), amount=Decimal(0), vendor="x", observed_on=FEB
+        )
+
+
+def test_it_rejects_a_price_observed_in_the_future() -> None:
+    tomorrow = datetime.date.today() + datetime.timedelta(days=2)
+    with pytest.raises(ValidationError, match="in the future"):
+        price_observation_create(part=GpuFactory.create(), amount=Decimal(1), vendor="x",
+                                 observed_on=tomorrow)  # fmt: skip
+
+
+def test_a_new_price_changes_the_catalog_price_epoch() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, observed_on=FEB)
+    before = catalog_price_epoch()
+    price_observation_create(part=gpu, amount=Decimal(7), vendor="shop", observed_on=MAR)
+    assert catalog_price_epoch() != before
+
+
+def test_the_catalog_price_epoch_is_stable_without_changes() -> None:
+    PriceObservationFactory.create()
+    assert catalog_price_epoch() == catalog_price_epoch()
+
+
+def test_a_build_price_epoch_ignores_parts_outside_the_build() -> None:
+    line = BuildPartFactory.create()
+    PriceObservationFactory.create(part=line.part)
+    before = build_price_epoch(build=line.build)
+    price_observation_create(
+        part=GpuFactory.create(), amount=Decimal(7), vendor="shop", observed_on=MAR
+    )
+    assert build_price_epoch(build=line.build) == before
+
+
+def test_a_build_price_epoch_follows_its_own_parts() -> None:
+    line = BuildPartFactory.create()
+    PriceObservationFactory.create(part=line.part, observed_on=FEB)
+    before = build_price_epoch(build=line.build)
+    price_observation_create(part=line.part, amount=Decimal(7), vendor="shop", observed_on=MAR)
+    assert build_price_epoch(build=line.build) != before

@@ -1,0 +1,93 @@
+"""Whole systems (Apple silicon): a build by themselves, candidates for inference, and the
+shipped ones with their bandwidth, GPU FLOPS, source and dated price."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from catalog.compatibility import build_problems
+from catalog.fixture_data.systems import gpu_tflops
+from catalog.generator import CatalogSnapshot, system_candidates
+from catalog.models import Cpu, PriceObservation, System
+from catalog.selectors import system_candidate_list
+from catalog.spec import BuildSpec
+from tests.catalog.conftest import make_spec
+from tests.catalog.factories import SystemFactory
+
+# Apple's figures: M4 Pro 273 GB/s, M4 Max (40-core GPU) 546 GB/s, M3 Ultra 819 GB/s.
+APPLE_GBPS = {
+    "Mac mini M4 Pro 64GB": 273,
+    "Mac Studio M4 Max 128GB": 546,
+    "Mac Studio M3 Ultra 96GB": 819,
+    "Mac Studio M3 Ultra 512GB": 819,
+}
+
+
+def test_a_system_alone_is_a_complete_build() -> None:
+    assert build_problems(BuildSpec(system=SystemFactory.build(), system_count=1)) == []
+
+
+def test_a_system_takes_no_other_parts() -> None:
+    spec = make_spec(system=SystemFactory.build(name="Mac X"), system_count=1)
+    [problem] = build_problems(spec)
+    assert problem.rule == "required_parts"
+    assert problem.message.startswith("The Mac X is a whole system and takes no other parts")
+
+
+def test_two_systems_in_one_build_are_not_modelled() -> None:
+    problems = build_problems(BuildSpec(system=SystemFactory.build(), system_count=2))
+    assert [p.message for p in problems] == [
+        "Several systems in one build are not modelled (no multi-machine split)."
+    ]
+
+
+def test_every_priced_system_is_a_candidate_by_itself() -> None:
+    mac = SystemFactory.build(name="Mac Studio", memory_gb=96)
+    mac.pk = mac.id = 1
+    snapshot = CatalogSnapshot(parts={"system": [mac]}, prices_usd={1: Decimal(3999)})
+    [candidate] = system_candidates(snapshot)
+    assert (candidate.name, candidate.total_usd, candidate.ram_gb) == (
+        "Mac Studio",
+        Decimal(3999),
+        96,
+    )
+    assert candidate.storage_tier is None
+    assert candidate.spec.lines() == [(mac, 1)]
+
+
+def test_m4_max_gpu_flops_are_cores_times_lanes_times_fma_times_clock() -> None:
+    # 40 GPU cores x 128 FP32 lanes x 2 FLOPs per FMA x 1.578 GHz = 16.16 TFLOPS.
+    assert gpu_tflops(40, 1.578) == 16.2
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog_fixtures")
+def test_the_shipped_systems_have_apples_memory_bandwidth() -> None:
+    assert dict(System.objects.values_list("name", "mem_bandwidth_gbps")) == APPLE_GBPS
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog_fixtures")
+def test_every_shipped_system_cites_a_source_and_has_a_dated_price() -> None:
+    for system in System.objects.all():
+        assert "apple.com" in system.source
+        observation = PriceObservation.objects.get(part=system)
+        assert observation.observed_on.year >= 2024
+        assert observation.source_url
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog_fixtures")
+def test_the_shipped_systems_are_inference_candidates() -> None:
+    names = {candidate.name for candidate in system_candidate_list()}
+    assert names == set(APPLE_GBPS)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog_fixtures")
+def test_every_shipped_cpu_has_a_simd_width_and_clock() -> None:
+    widths = set(Cpu.objects.values_list("flops_per_core_cycle", flat=True))
+    assert widths == {32, 64}  # Zen 4 / Arrow Lake, Zen 5
+    assert not Cpu.objects.filter(all_core_ghz__lte=2.0).exists()

@@ -1,0 +1,106 @@
+"""Shared fixtures: a real Celery worker process against the configured broker and the
+test database, and the rule for tests that need PostgreSQL + Redis."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from planner_site.celery import app as celery_app
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() == "true"
+WORKER_START_TIMEOUT_S = 60.0
+
+
+def _missing_services() -> list[str]:
+    missing = []
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        missing.append("PostgreSQL (DATABASE_URL is not postgres://)")
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        missing.append("Redis (CELERY_BROKER_URL is not redis://)")
+    return missing
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("services") is None:
+        return
+    missing = _missing_services()
+    if not missing:
+        return
+    reason = "needs " + " and ".join(missing) + "; bin/test uses them when they run here"
+    if IN_CI:
+        pytest.fail("CI must not skip: " + reason)
+    pytest.skip(reason)
+
+
+def database_url_for_current_connection() -> str:
+    """A DATABASE_URL naming the database the tests use (the test database)."""
+    db: dict[str, Any] = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = db.get("PORT") or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{db['NAME']}"
+
+
+def _wait_for_worker(hostname: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + WORKER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"celery worker exited early with code {proc.returncode}")
+        replies = celery_app.control.ping(destination=[hostname], timeout=1.0)
+        if any(hostname in reply for reply in replies or []):
+            return
+    raise RuntimeError(f"celery worker {hostname} did not answer ping in time")
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A real `celery worker` subprocess bound to the test database; yields its hostname."""
+    hostname = f"test-{uuid.uuid4().hex[:8]}@localhost"
+    log_path = tmp_path_factory.mktemp("worker") / "worker.log"
+    with django_db_blocker.unblock():
+        database_url = database_url_for_current_connection()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "planner_site.settings.test",
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "OMP_NUM_THREADS": "1",
+    }
+    command = [
+        sys.executable, "-m", "celery", "-A", "planner_site", "worker",
+        "--pool=solo", "--concurrency=1", f"--hostname={hostname}",
+        "--without-gossip", "--without-mingle", "--loglevel=INFO",
+    ]  # fmt: skip
+    # Messages left by an earlier, interrupted session name runs that no longer exist.
+    celery_app.control.purge()
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log)
+        try:
+            _wait_for_worker(hostname, proc)
+            yield hostname
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}\n--- worker log ---\n{log_path.read_text()}") from exc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -1,0 +1,119 @@
+"""The pages in a real browser (headless Chromium against the live server)."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from pytest_django.live_server_helper import LiveServer
+
+from tests.frontend.browser import chart_points, screenshots, wait_for_chart
+from tests.frontend.conftest import GLM, ranking_compute
+
+BUILD_A = "seed-a-budget-single-gpu"
+BUILD_C = "seed-c-single-rtx-5090"
+pytestmark = pytest.mark.usefixtures("catalog_committed")
+
+
+def test_changing_the_budget_updates_the_table_the_chart_and_the_address(
+    live_server: LiveServer, page: Page
+) -> None:
+    ranking_compute(GLM)
+    page.goto(live_server.url + "/")
+    wait_for_chart(page, "scatter-chart")
+    all_points = chart_points(page, "scatter-chart")
+    first_price = page.locator("table.ranking tbody tr").first.locator("td").nth(2).inner_text()
+    screenshots(page, "home")
+
+    page.get_by_label("Budget (USD)").fill("3000")
+    page.get_by_label("Budget (USD)").dispatch_event("change")
+
+    expect(page).to_have_url(re.compile(r"budget=3000"))
+    wait_for_chart(page, "scatter-chart")
+    assert 0 < chart_points(page, "scatter-chart") < all_points
+    prices = page.locator("table.ranking tbody tr td:nth-child(3)").all_inner_texts()
+    assert all(float(p.strip("$").replace(",", "")) <= 3000 for p in prices)
+    assert prices[0] != first_price or len(prices) < 50
+    screenshots(page, "home-budget")
+
+
+def test_a_build_page_draws_every_chart_and_explains_the_bottleneck(
+    live_server: LiveServer, page: Page
+) -> None:
+    page.goto(f"{live_server.url}/builds/{BUILD_A}/")
+
+    for canvas in ("memory-chart", "steps-chart", "curve-chart", "timeline-chart"):
+        wait_for_chart(page, canvas)
+        assert chart_points(page, canvas) > 0, canvas
+    expect(page.locator(".explain")).to_contain_text("Compute-bound")
+    expect(page.get_by_role("cell", name="RTX 4090")).to_be_visible()
+    expect(page.locator("table").first).to_contain_text("seed 000, 2026-02-01")
+    screenshots(page, "build-detail")
+
+
+def test_comparing_two_builds_shows_them_side_by_side_with_differences_marked(
+    live_server: LiveServer, page: Page
+) -> None:
+    page.goto(f"{live_server.url}/compare/")
+    page.get_by_label("Build A: Budget Single GPU").check()
+    page.get_by_label("Build C: Single RTX 5090").check()
+
+    page.get_by_role("button", name="Compare").click()
+
+    table = page.locator("table.compare")
+    expect(table).to_contain_text("Build A: Budget Single GPU")
+    expect(table).to_contain_text("Build C: Single RTX 5090")
+    expect(table.locator("tr.differs").first).to_be_visible()
+    expect(page).to_have_url(re.compile(BUILD_C))
+    screenshots(page, "compare")
+
+
+def test_a_custom_gpu_simulates_live_and_a_bad_value_shows_its_field_error(
+    live_server: LiveServer, page: Page
+) -> None:
+    page.goto(f"{live_server.url}/simulate/")
+    page.get_by_role("button", name="Simulate").click()
+    wait_for_chart(page, "curve-chart")
+    speed = page.locator(".headline .big").first.inner_text()
+
+    tflops = page.get_by_label("Dense BF16 TFLOPS")
+    tflops.fill("400")
+    tflops.dispatch_event("change")
+
+    expect(page.locator(".headline .big").first).not_to_have_text(speed)
+    wait_for_chart(page, "curve-chart")
+    assert chart_points(page, "curve-chart") > 0
+    screenshots(page, "simulate")
+
+    seq_len = page.locator("#custom-sim").get_by_label("Sequence length (tokens)")
+    seq_len.fill("0")
+    seq_len.dispatch_event("change")
+
+    expect(page.locator("#id_seq_len_error")).to_contain_text("must be a positive integer")
+    expect(page.locator("#custom-output")).to_have_count(0)
+    screenshots(page, "simulate-error")
+
+
+def test_the_catalog_lists_parts_with_prices_and_a_part_shows_its_price_history(
+    live_server: LiveServer, page: Page
+) -> None:
+    page.goto(f"{live_server.url}/catalog/")
+    expect(page.get_by_role("link", name="RTX 4090", exact=True)).to_be_visible()
+    screenshots(page, "catalog")
+
+    page.get_by_role("link", name="RTX 4090", exact=True).click()
+
+    wait_for_chart(page, "price-chart")
+    assert chart_points(page, "price-chart") > 0
+    screenshots(page, "part-detail")
+
+
+def test_the_api_page_links_the_docs_and_shows_a_curl_example(
+    live_server: LiveServer, page: Page
+) -> None:
+    page.goto(f"{live_server.url}/api-guide/")
+
+    expect(page.get_by_role("link", name="/api/docs/")).to_be_visible()
+    expect(page.locator("pre").first).to_contain_text("curl -s -X POST")
+    screenshots(page, "api")
+    page.goto(f"{live_server.url}/builds/")
+    screenshots(page, "builds")

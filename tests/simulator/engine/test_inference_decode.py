@@ -1,0 +1,125 @@
+"""Decode and prefill from named sizes: weight and KV bytes over bandwidth, FLOPs over FLOPS."""
+
+import numpy as np
+import pytest
+
+from simulator.engine.decode import distinct_experts
+from simulator.engine.errors import EngineInputError
+from simulator.engine.infer_hardware import (
+    DEVICE_CLASSES,
+    GB,
+    GIB,
+    CpuSpec,
+    InferGpu,
+    InferHardware,
+)
+from simulator.engine.infer_quant import weight_scheme
+from simulator.engine.inference import InferenceRequest, InferWorkload, simulate_inference
+from simulator.engine.registry import load_model
+
+RTOL = 1e-9
+# Llama-3.1-8B config.json
+HIDDEN, LAYERS, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB = 4096, 32, 32, 8, 128, 14336, 128256
+ATTENTION = LAYERS * (2 * HIDDEN * HEADS * HEAD_DIM + 2 * HIDDEN * KV_HEADS * HEAD_DIM)
+MLP = LAYERS * 3 * HIDDEN * FFN  # gate, up, down
+LM_HEAD = VOCAB * HIDDEN
+BF16 = 2
+KV_PER_TOKEN = LAYERS * 2 * KV_HEADS * HEAD_DIM * BF16
+GPU = InferGpu(name="test GPU", vram_gib=80, mem_gbps=2000, tflops=400, pcie_gbps=44)
+CPU = CpuSpec(name="test CPU", cores=32, mem_gbps=400, flops_per_core_cycle=64, ghz=3.0)
+HARDWARE = InferHardware(gpu=GPU, cpu=CPU, ram_gib=512, link_gbps=44)
+GPU_CLASS = DEVICE_CLASSES["gpu"]
+
+
+def llama_8b(placement="gpu", *, context=8192, batch=1, prompt=1024, quant="BF16"):
+    workload = InferWorkload(
+        model=load_model("llama-3.1-8b"),
+        quant=weight_scheme(quant),
+        placement=placement,
+        context=context,
+        batch=batch,
+        prompt_tokens=prompt,
+        ubatch=512,
+    )
+    return simulate_inference(InferenceRequest(workload=workload, hardware=HARDWARE))
+
+
+def test_decode_reads_every_dense_weight_and_the_kv_cache_once_per_token():
+    context = 8192
+    step = llama_8b(context=context).decode.locations[0]
+    weights = (ATTENTION + MLP + LM_HEAD) * BF16 + HIDDEN * BF16  # + one embedding row
+    bandwidth = GPU.mem_gbps * GB * GPU_CLASS.bandwidth_efficiency
+    np.testing.assert_allclose(
+        [step.weight_bytes, step.kv_bytes, step.memory_s, step.overhead_s],
+        [
+            weights,
+            KV_PER_TOKEN * context,
+            (weights + KV_PER_TOKEN * context) / bandwidth,
+            LAYERS * GPU_CLASS.layer_overhead_s,
+        ],
+        rtol=RTOL,
+    )
+
+
+def test_a_batch_reads_the_weights_once_and_each_sequences_cache():
+    one, four = llama_8b(batch=1).decode, llama_8b(batch=4).decode
+    assert four.locations[0].weight_bytes == one.locations[0].weight_bytes
+    assert four.locations[0].kv_bytes == 4 * one.locations[0].kv_bytes
+    assert four.tokens_per_s > 3 * one.tokens_per_s
+
+
+def test_a_batch_touches_more_distinct_experts_up_to_all_of_them():
+    experts, per_token = 64, 4
+    assert distinct_experts(experts, per_token, 1) == pytest.approx(per_token)
+    assert distinct_experts(experts, per_token, 2) == pytest.approx(64 * (1 - (60 / 64) ** 2))
+    assert distinct_experts(experts, per_token, 4096) == pytest.approx(experts)
+
+
+def test_prefill_counts_two_flops_per_active_weight_and_causal_attention_pairs():
+    prompt = 1024
+    run = llama_8b(prompt=prompt).prefill
+    linear = 2 * ((ATTENTION + MLP) * prompt + LM_HEAD)  # LM head for the last token only
+    attention = 2 * HEADS * (HEAD_DIM + HEAD_DIM) * LAYERS * prompt * (prompt + 1) / 2
+    flops = GPU.tflops * 1e12 * GPU_CLASS.flops_efficiency
+    np.testing.assert_allclose(
+        [run.flops, run.compute_s], [linear + attention, (linear + attention) / flops], rtol=RTOL
+    )
+
+
+def test_cpu_decode_runs_at_cpu_ram_bandwidth():
+    gpu, cpu = llama_8b("gpu").decode, llama_8b("cpu").decode
+    assert cpu.locations[0].location == "cpu"
+    assert cpu.tokens_per_s < gpu.tokens_per_s * CPU.mem_gbps / GPU.mem_gbps * 1.5
+
+
+def test_hybrid_keeps_attention_and_cache_on_the_gpu_and_experts_in_cpu_ram():
+    workload = InferWorkload(
+        model=load_model("glm-4.7-flash"), quant=weight_scheme("Q8_0"), placement="hybrid"
+    )
+    result = simulate_inference(InferenceRequest(workload=workload, hardware=HARDWARE))
+    gpu, cpu = result.placement.shares
+    expert = 3 * 2048 * 1536  # gate, up, down of one routed expert
+    moe_layers, experts = 46, 64
+    assert cpu.stored_bytes == pytest.approx(moe_layers * experts * expert * 8.5 / 8)
+    assert result.placement.kv_location == "gpu"
+    assert result.decode.link_bytes == 46 * 2 * 2048 * 4  # f32 activations both ways
+    assert cpu.location == "cpu"
+    assert gpu.expert_layers == 0
+
+
+def test_max_context_fills_the_free_vram_after_the_weights():
+    result = llama_8b(context=1024)
+    free = (GPU.vram_gib - 1.0) * GIB - result.placement.shares[0].stored_bytes
+    assert result.max_context == int(free // KV_PER_TOKEN)
+
+
+def test_a_context_beyond_the_vram_names_the_gpu_memory():
+    with pytest.raises(EngineInputError) as error:
+        llama_8b(context=2_000_000)
+    assert error.value.field == "hardware.gpu.vram_gb"
+
+
+def test_hybrid_needs_a_moe_model():
+    with pytest.raises(EngineInputError) as error:
+        llama_8b("hybrid")
+    assert error.value.field == "workload.placement"

@@ -1,0 +1,97 @@
+"""Parsing Hugging Face config.json files into model shapes."""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.layers import (
+    attention_params,
+    dense_layer,
+    model_params,
+    reference_layer,
+)
+from simulator.engine.model_config import parse_model_config
+from simulator.engine.registry import load_model, model_slugs
+
+SHIPPED = [
+    "deepseek-v3", "glm-4.7", "glm-4.7-flash", "llama-3.1-70b", "llama-3.1-8b",
+    "mixtral-8x7b", "qwen3-235b-a22b",
+]  # fmt: skip
+
+
+def test_it_ships_the_seven_models_of_the_issue():
+    assert set(SHIPPED) <= set(model_slugs())
+
+
+@pytest.mark.parametrize("slug", SHIPPED)
+def test_every_shipped_model_lands_within_3_percent_of_its_card(slug):
+    # transformers' widths, embeddings and multi-token-prediction layers included
+    model = load_model(slug)
+    assert model.card_params_b is not None
+    assert_allclose(model_params(model, include_mtp=True) / 1e9, model.card_params_b, rtol=0.03)
+
+
+def test_glm_reads_three_dense_layers_and_one_shared_expert():
+    glm = load_model("glm-4.7")
+    assert (glm.first_dense_layers, glm.moe_layers, glm.shared_expert_count) == (3, 89, 1)
+    assert glm.shared_expert_intermediate_size == 1536  # n_shared_experts × moe_intermediate_size
+
+
+def test_reference_reading_of_glm_uses_the_seeds_12288_wide_shared_expert():
+    assert reference_layer(load_model("glm-4.7")).mlp_intermediate_size == 12288
+
+
+def test_deepseek_v3_uses_latent_attention():
+    attention = load_model("deepseek-v3").attention
+    assert (attention.kind, attention.kv_lora_rank, attention.q_lora_rank) == ("mla", 512, 1536)
+
+
+def test_mla_attention_params_count_the_low_rank_projections():
+    h, nh, q_rank, kv_rank, nope, rope, v = 7168, 128, 1536, 512, 128, 64, 128
+    q = q_rank * (h + nh * (nope + rope))  # q_a then q_b
+    kv = h * (kv_rank + rope) + kv_rank * nh * (nope + v)  # joint latent, then per-head up
+    o = nh * v * h
+    assert attention_params(load_model("deepseek-v3").attention, h) == q + kv + o
+
+
+def test_mixtral_reads_its_experts_from_num_local_experts():
+    mixtral = load_model("mixtral-8x7b")
+    assert (mixtral.num_experts, mixtral.experts_per_token, mixtral.expert_intermediate_size) == (
+        8, 2, 14336)  # fmt: skip
+    assert mixtral.shared_expert_intermediate_size == 0
+
+
+def test_a_dense_model_has_no_experts():
+    llama = load_model("llama-3.1-8b")
+    assert not llama.is_moe
+    assert reference_layer(llama) == dense_layer(llama)
+
+
+def test_it_names_a_missing_field():
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config({"hidden_size": 4096}, slug="broken")
+    assert error.value.field == "model.config.num_hidden_layers"
+
+
+def test_it_rejects_a_moe_config_without_experts_per_token():
+    config = {
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_local_experts": 8,
+        "intermediate_size": 128,
+        "vocab_size": 100,
+    }
+    with pytest.raises(EngineInputError, match="num_experts_per_tok"):
+        parse_model_config(config, slug="broken")
+
+
+def test_it_rejects_a_boolean_where_a_count_belongs():
+    with pytest.raises(EngineInputError, match="integer"):
+        parse_model_config({"hidden_size": True}, slug="broken")
+
+
+def test_it_rejects_an_unknown_model_slug():
+    with pytest.raises(EngineInputError) as error:
+        load_model("gpt-5")
+    assert error.value.field == "workload.model"

@@ -1,0 +1,154 @@
+"""Rankings end to end: API → Redis broker → real worker process → PostgreSQL → API."""
+
+import time
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from celery import current_app
+from rest_framework.test import APIClient
+
+from catalog.models import Part
+from catalog.selectors import catalog_price_epoch
+from catalog.services import price_observation_create
+from simulator.models import SimulationRun
+
+RUN_TIMEOUT_S = 120.0
+POLL_S = 0.1
+GLM = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e", "seq_len": 1024}
+
+
+def _follow(client: APIClient, url: str) -> list[dict[str, Any]]:
+    """Poll a run's URL until it is finished; every state seen, in order."""
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        body = client.get(url).json()
+        if not seen or (body["status"], body["progress_pct"]) != (
+            seen[-1]["status"],
+            seen[-1]["progress_pct"],
+        ):
+            seen.append(body)
+        if body["status"] in ("done", "failed"):
+            return seen
+        time.sleep(POLL_S)
+    raise AssertionError(f"run did not finish; states seen: {[s['status'] for s in seen]}")
+
+
+@pytest.mark.services
+def test_a_queued_ranking_goes_queued_running_done_with_increasing_progress(
+    catalog_committed: None, celery_worker_process: str
+) -> None:
+    client = APIClient()
+    # Refined mode simulates each build's pipeline timeline: seconds of work, several chunks.
+    body = {"workload": {**GLM, "mode": "refined"}, "ranking": {"budget_usd": 6000}}
+
+    response = client.post("/api/simulate", body, format="json")
+
+    assert response.status_code == 202
+    assert response.json()["status"] == "queued"
+    states = _follow(client, response["Location"])
+    statuses = [s["status"] for s in states]
+    progress = [s["progress_pct"] for s in states]
+    assert statuses[-1] == "done", states[-1]["error"]
+    assert statuses == sorted(statuses, key=["queued", "running", "done"].index)
+    assert progress == sorted(progress)
+    assert any(0 < p < 100 for p in progress), progress
+    assert progress[-1] == 100
+    final = states[-1]
+    assert final["chunks_total"] > 1
+    assert final["chunks_done"] == final["chunks_total"]
+    rows = final["result"]["rows"]
+    assert rows
+    assert all(row["price_usd"] <= 6000 for row in rows)
+    usd_per_speed = [row["usd_per_tokens_per_s"] for row in rows]
+    assert usd_per_speed == sorted(usd_per_speed)
+    assert any(row["pareto"] for row in rows)
+
+
+@pytest.mark.services
+def test_identical_ranking_requests_reuse_the_stored_run(
+    catalog_committed: None, celery_worker_process: str
+) -> None:
+    client = APIClient()
+    body = {"workload": GLM, "ranking": {"gpu_count_max": 1}}
+
+    first = client.post("/api/simulate", body, format="json").json()
+    _follow(client, first["url"])
+    second = client.post("/api/simulate", body, format="json")
+
+    assert second.json()["id"] == first["id"]
+    assert second.json()["status"] == "done"
+    assert SimulationRun.objects.filter(kind="ranking").count() == 1
+
+
+def _wait_for(predicate: Any, what: str) -> None:
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(POLL_S)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.services
+def test_a_price_change_re_ranks_the_default_ranking_in_the_background(
+    catalog_committed: None, celery_worker_process: str
+) -> None:
+    client = APIClient()
+    queued = client.get("/api/rankings")
+    assert queued.status_code == 202
+    _follow(client, queued.json()["url"])
+    before = client.get("/api/rankings").json()
+    assert before["prices_observed_on"] is not None  # the newest shipped price's date
+    top = before["rows"][0]
+    gpu_line = next(part for part in top["parts"] if part["kind"] == "gpu")
+
+    # The top build's GPU becomes ten times dearer: it must lose its place.
+    price_observation_create(
+        part=Part.objects.get(pk=gpu_line["part_id"]),
+        amount=Decimal(str(gpu_line["unit_usd"] * 10)),
+        observed_on=date.today(),
+        vendor="test listing",
+    )
+    epoch = catalog_price_epoch()
+
+    # Nobody asks: the workers re-rank the default workloads by themselves.
+    _wait_for(
+        lambda: SimulationRun.objects.filter(
+            kind="ranking", price_epoch=epoch, status="done", input__workload__quant="NF4d+NF2e"
+        ).exists(),
+        "the background re-rank",
+    )
+    after = client.get("/api/rankings")
+
+    assert after.status_code == 200
+    body = after.json()
+    assert body["run_url"] != before["run_url"]
+    assert body["prices_observed_on"] is not None
+    assert body["prices_observed_on"] != before["prices_observed_on"]
+    assert body["rows"][0]["signature"] != top["signature"]
+    new_run = SimulationRun.objects.get(price_epoch=epoch, input__workload__quant="NF4d+NF2e")
+    assert new_run.result is not None
+    repriced = next(r for r in new_run.result["rows"] if r["signature"] == top["signature"])
+    assert repriced["price_usd"] > top["price_usd"]
+    assert repriced["rank"] > 1
+
+
+@pytest.mark.services
+def test_a_run_that_breaks_on_the_worker_fails_with_a_readable_error(
+    catalog_committed: None, celery_worker_process: str
+) -> None:
+    # A ranking row whose stored input lost its ranking options: planning cannot work.
+    run = SimulationRun.objects.create(
+        kind="ranking", input={"workload": GLM}, input_hash="f" * 64, engine_version="test"
+    )
+
+    current_app.send_task("simulator.ranking_start", args=[str(run.pk)])
+    _wait_for(lambda: SimulationRun.objects.get(pk=run.pk).is_finished, "the run to finish")
+
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert run.error == "KeyError: 'ranking'"
+    assert run.finished_at is not None

@@ -1,0 +1,93 @@
+import pytest
+
+from simulator.models import RunKind, RunStatus, SimulationRun
+from simulator.services.runs import (
+    simulation_run_fail,
+    simulation_run_finish,
+    simulation_run_get_or_create,
+    simulation_run_record_chunk,
+    simulation_run_start,
+)
+
+BODY = {"workload": {"kind": "train", "model": "glm-4.7"}}
+
+
+def _create(**overrides: object) -> tuple[SimulationRun, bool]:
+    kwargs: dict[str, object] = {
+        "kind": RunKind.RANKING,
+        "body": BODY,
+        "engine_version": "1",
+        "price_epoch": "prices-1",
+        "prices_observed_on": None,
+        "chunks_total": 3,
+    }
+    kwargs.update(overrides)
+    return simulation_run_get_or_create(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.django_db
+def test_the_same_input_with_the_same_prices_reuses_the_stored_run() -> None:
+    first, created_first = _create()
+    second, created_second = _create()
+
+    assert (created_first, created_second) == (True, False)
+    assert second.pk == first.pk
+
+
+@pytest.mark.django_db
+def test_a_price_change_or_a_new_engine_makes_a_new_run() -> None:
+    first, _ = _create()
+    repriced, created_repriced = _create(price_epoch="prices-2")
+    new_engine, created_engine = _create(engine_version="2")
+
+    assert created_repriced
+    assert created_engine
+    assert len({first.pk, repriced.pk, new_engine.pk}) == 3
+
+
+@pytest.mark.django_db
+def test_a_failed_run_is_not_reused() -> None:
+    failed, _ = _create()
+    simulation_run_fail(run_id=str(failed.pk), error="boom")
+
+    retry, created = _create()
+
+    assert created
+    assert retry.pk != failed.pk
+
+
+@pytest.mark.django_db
+def test_chunks_raise_progress_and_a_redelivered_chunk_counts_once() -> None:
+    run, _ = _create()
+    simulation_run_start(run_id=str(run.pk))
+
+    assert simulation_run_record_chunk(run_id=str(run.pk), index=0, result=[1]) is False
+    assert simulation_run_record_chunk(run_id=str(run.pk), index=0, result=[1]) is False
+    run.refresh_from_db()
+    assert (run.status, run.chunks_done, run.progress_pct) == (RunStatus.RUNNING, 1, 31)
+
+    assert simulation_run_record_chunk(run_id=str(run.pk), index=1, result=[2]) is False
+    assert simulation_run_record_chunk(run_id=str(run.pk), index=2, result=[3]) is True
+    run.refresh_from_db()
+    assert (run.chunks_done, run.progress_pct) == (3, 95)
+
+
+@pytest.mark.django_db
+def test_a_finished_run_is_not_started_or_failed_again() -> None:
+    run, _ = _create()
+    simulation_run_finish(run_id=str(run.pk), result={"rows": []})
+
+    assert simulation_run_start(run_id=str(run.pk)) is None
+    simulation_run_fail(run_id=str(run.pk), error="late failure")
+    run.refresh_from_db()
+    assert (run.status, run.error, run.progress_pct) == (RunStatus.DONE, "", 100)
+
+
+@pytest.mark.django_db
+def test_a_message_for_a_run_that_no_longer_exists_changes_nothing() -> None:
+    missing = "00000000-0000-0000-0000-000000000000"
+
+    assert simulation_run_start(run_id=missing) is None
+    simulation_run_fail(run_id=missing, error="late")
+
+    assert SimulationRun.objects.count() == 0

@@ -1,0 +1,223 @@
+"""POST /api/simulate for single builds: inline hardware and catalog builds answer 200."""
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from catalog.models import Build
+from simulator.models import SimulationRun
+
+SEED_TOKENS = 50_000_000
+RTX_4090 = {"name": "RTX 4090", "vram_gb": 24, "bf16_tflops": 165, "pcie_gbps": 22, "fp4": False}
+
+
+def _workload(quant: str = "NF4d+NF2e", **overrides: Any) -> dict[str, Any]:
+    workload = {
+        "kind": "train",
+        "model": "glm-4.7",
+        "quant": quant,
+        "seq_len": 1024,
+        "lora_rank": 64,
+        "tokens": SEED_TOKENS,
+        "mode": "reference",
+        "utilization": 0.70,
+    }
+    return {**workload, **overrides}
+
+
+def _inline(**workload_overrides: Any) -> dict[str, Any]:
+    return {
+        "workload": _workload(**workload_overrides),
+        "hardware": {
+            "gpu": RTX_4090,
+            "gpu_count": 1,
+            "nvme_gbps": 7,
+            "ram_gb": 32,
+            "pinned_gb": 26,
+        },
+    }
+
+
+def _post(body: object) -> Any:
+    return APIClient().post("/api/simulate", body, format="json")
+
+
+@pytest.mark.django_db
+def test_inline_hardware_answers_200_with_the_engines_full_result() -> None:
+    response = _post(_inline())
+
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["best"]["tokens_per_s"] == pytest.approx(277, rel=0.01)  # seed 000, 1x 4090
+    assert result["greedy"]["micro_batch"] == 3  # seed 000: the greedy split, Res=8 B=3
+    # one row per resident count that fits: 0 up to the greedy 8 (seed 000's curve)
+    assert [row["resident_layers"] for row in result["curve"]] == list(range(9))
+    assert result["hours_for_tokens"] == pytest.approx(SEED_TOKENS / 277 / 3600, rel=0.01)
+
+
+@pytest.mark.django_db
+def test_an_identical_request_returns_the_stored_run() -> None:
+    first = _post(_inline()).json()
+    second = _post(_inline()).json()
+
+    assert second["id"] == first["id"]
+    assert SimulationRun.objects.count() == 1
+
+
+SEED_BUILD_TABLE = [
+    # seed 000 "Value comparison": build, quant, cost (real part sums), tok/s, hours for 50 M
+    ("Build A", "NF4d+NF2e", 2700, 277, 50),
+    ("Build B", "NF4d+NF2e", 5000, 443, 31),
+    ("Build C", "NF4d+NF2e", 4195, 351, 40),
+    ("Build C", "NVFP4", 4195, 961, 14),
+    ("Build D", "NF4d+NF2e", 7605, 561, 25),
+    ("Build D", "NVFP4", 7605, 1538, 9),
+]
+
+
+@pytest.mark.parametrize(("name", "quant", "cost_usd", "tokens_per_s", "hours"), SEED_BUILD_TABLE)
+def test_catalog_seed_builds_reproduce_the_seed_build_table(
+    catalog: None, name: str, quant: str, cost_usd: int, tokens_per_s: int, hours: int
+) -> None:
+    build = Build.objects.get(name__startswith=name + ":")
+
+    response = _post({"workload": _workload(quant), "build_id": build.pk})
+
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["build"]["price_usd"] == cost_usd
+    assert result["best"]["tokens_per_s"] == pytest.approx(tokens_per_s, rel=0.01)
+    assert result["build"]["usd_per_tokens_per_s"] == pytest.approx(
+        cost_usd / tokens_per_s, rel=0.01
+    )
+    assert result["hours_for_tokens"] == pytest.approx(hours, abs=0.6)
+    assert all(part["price_observed_on"] for part in result["build"]["parts"])
+
+
+def test_build_a_costs_9_75_dollars_per_token_per_second(catalog: None) -> None:
+    build = Build.objects.get(name__startswith="Build A:")
+
+    result = _post({"workload": _workload(), "build_id": build.pk}).json()["result"]
+
+    assert round(result["build"]["usd_per_tokens_per_s"], 2) == 9.75  # seed 000, Build A
+
+
+def test_a_list_of_catalog_parts_is_simulated_like_a_build(catalog: None) -> None:
+    build = Build.objects.get(name__startswith="Build A:")
+    parts = [{"part_id": line.part_id, "quantity": line.quantity} for line in build.lines.all()]
+
+    response = _post({"workload": _workload(), "parts": parts})
+
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["build"]["price_usd"] == 2700
+    assert result["best"]["tokens_per_s"] == pytest.approx(277, rel=0.01)
+
+
+@pytest.mark.django_db
+def test_a_bad_field_is_a_400_naming_the_field() -> None:
+    response = _post(_inline(seq_len=-5))
+
+    assert response.status_code == 400
+    assert "workload.seq_len" in response.json()["errors"]
+    assert SimulationRun.objects.count() == 0
+
+
+def test_nvfp4_on_a_gpu_without_fp4_cores_is_explained(catalog: None) -> None:
+    build = Build.objects.get(name__startswith="Build A:")
+
+    response = _post({"workload": _workload("NVFP4"), "build_id": build.pk})
+
+    assert response.status_code == 400
+    assert "FP4" in response.json()["errors"]["workload.quant"]
+
+
+@pytest.mark.django_db
+def test_an_unknown_build_id_is_a_404() -> None:
+    response = _post({"workload": _workload(), "build_id": 999_999})
+
+    assert response.status_code == 404
+    assert "999999" in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_an_oversized_body_is_a_json_413(settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    body = {**_inline(), "padding": "x" * 4096}
+
+    response = _post(body)
+
+    assert response.status_code == 413
+    assert "too large" in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_nan_is_not_accepted_as_a_number() -> None:
+    raw = '{"workload": {"kind": "train", "model": "glm-4.7", "seq_len": NaN}}'
+
+    response = APIClient().post("/api/simulate", raw, content_type="application/json")
+
+    assert response.status_code == 400
+
+
+@pytest.mark.django_db
+def test_two_request_forms_at_once_are_refused() -> None:
+    body = {**_inline(), "build_id": 1}
+
+    response = _post(body)
+
+    assert response.status_code == 400
+    assert "request" in response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_anonymous_clients_are_throttled_with_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.core.cache import cache
+
+    from simulator.throttles import SimulateAnonThrottle
+
+    cache.clear()
+    monkeypatch.setitem(SimulateAnonThrottle.THROTTLE_RATES, "simulate_anon", "2/min")
+    statuses = [_post(_inline()).status_code for _ in range(3)]
+    throttled = _post(_inline())
+
+    assert statuses[:2] == [200, 200]
+    assert throttled.status_code == 429
+    assert int(throttled["Retry-After"]) > 0
+
+
+@pytest.mark.django_db
+def test_rotating_x_forwarded_for_does_not_dodge_the_throttle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.core.cache import cache
+
+    from simulator.throttles import SimulateAnonThrottle
+
+    cache.clear()
+    monkeypatch.setitem(SimulateAnonThrottle.THROTTLE_RATES, "simulate_anon", "2/min")
+    client = APIClient()
+    statuses = [
+        client.post(
+            "/api/simulate", _inline(), format="json", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}"
+        ).status_code
+        for i in range(3)
+    ]
+
+    assert statuses == [200, 200, 429]
+
+
+def test_a_full_ranking_queue_answers_429_with_retry_after(catalog: None, settings: Any) -> None:
+    settings.RANKING_QUEUE_MAX = 1
+    first = _post({"workload": _workload(), "ranking": {"gpu_count_max": 1}})
+
+    second = _post({"workload": _workload(), "ranking": {"gpu_count_max": 2}})
+    again = _post({"workload": _workload(), "ranking": {"gpu_count_max": 1}})
+
+    assert first.status_code == 202
+    assert second.status_code == 429
+    assert int(second["Retry-After"]) > 0
+    assert "waiting" in second.json()["detail"]
+    assert again.status_code == 202  # the same request still finds its queued run
+    assert SimulationRun.objects.filter(kind="ranking").count() == 1

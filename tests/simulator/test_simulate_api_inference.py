@@ -1,0 +1,99 @@
+"""POST /api/simulate with an inference workload: inline hardware, a catalog build in its
+best placement with $ per (decode tokens/s), and a whole Apple system."""
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from catalog.models import Build, Part
+from simulator.engine.infer_request import GPU_MEM_GBPS
+
+FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}
+RTX_4090 = {"name": "RTX 4090", "vram_gb": 24, "bf16_tflops": 165, "pcie_gbps": 22}
+
+
+def _post(body: object) -> Any:
+    return APIClient().post("/api/simulate", body, format="json")
+
+
+@pytest.mark.django_db
+def test_inline_inference_hardware_answers_200_with_prefill_and_decode() -> None:
+    gpu = {**RTX_4090, "mem_gbps": GPU_MEM_GBPS["RTX 4090"]}
+    response = _post({"workload": {**FLASH, "placement": "gpu"}, "hardware": {"gpu": gpu}})
+
+    assert response.status_code == 200, response.json()
+    result = response.json()["result"]
+    assert result["kind"] == "infer"
+    assert result["placement"] == "gpu"
+    assert result["decode_tokens_per_s"] > 0
+    assert result["prefill_tokens_per_s"] > result["decode_tokens_per_s"]
+    assert result["max_context"] >= FLASH["context"]
+
+
+@pytest.mark.django_db
+def test_an_inference_field_error_names_its_field() -> None:
+    response = _post({"workload": {**FLASH, "context": -1}, "hardware": {"gpu": RTX_4090}})
+
+    assert response.status_code == 400
+    assert "workload.context" in response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_a_catalog_build_serves_in_its_fastest_placement_with_usd_per_decode_speed(
+    catalog: None,
+) -> None:
+    build = Build.objects.get(slug="seed-a-budget-single-gpu")  # one RTX 4090, 32 GB RAM
+
+    response = _post({"workload": FLASH, "build_id": build.pk})
+
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    result = body["result"]
+    tried = result["placements_tried"]
+    assert set(tried) == {"gpu", "hybrid", "cpu"}
+    speeds = {name: speed for name, speed in tried.items() if isinstance(speed, float)}
+    assert result["placement"] == max(speeds, key=lambda name: speeds[name])
+    assert result["decode_tokens_per_s"] == pytest.approx(max(speeds.values()))
+    summary = result["build"]
+    assert summary["price_usd"] == 2700
+    assert summary["usd_per_decode_tokens_per_s"] == pytest.approx(
+        2700 / result["decode_tokens_per_s"]
+    )
+    assert body["input"]["workload"]["placement"] == result["placement"]
+
+
+@pytest.mark.django_db
+def test_a_named_placement_is_kept_for_a_catalog_build(catalog: None) -> None:
+    build = Build.objects.get(slug="seed-a-budget-single-gpu")
+
+    response = _post({"workload": {**FLASH, "placement": "cpu"}, "build_id": build.pk})
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["result"]["placement"] == "cpu"
+
+
+@pytest.mark.django_db
+def test_an_apple_system_is_a_build_of_one_part_in_unified_memory(catalog: None) -> None:
+    mac = Part.objects.get(name="Mac Studio M4 Max 128GB")
+
+    response = _post({"workload": FLASH, "parts": [{"part_id": mac.pk, "quantity": 1}]})
+
+    assert response.status_code == 200, response.json()
+    result = response.json()["result"]
+    assert result["placement"] == "unified"
+    assert result["hardware"]["unified"]["mem_gbps"] == 546.0
+    assert result["build"]["usd_per_decode_tokens_per_s"] == pytest.approx(
+        result["build"]["price_usd"] / result["decode_tokens_per_s"]
+    )
+
+
+@pytest.mark.django_db
+def test_a_model_that_fits_nowhere_on_the_build_is_a_400(catalog: None) -> None:
+    build = Build.objects.get(slug="seed-a-budget-single-gpu")
+    workload = {**FLASH, "model": "glm-4.7", "context": 131072}  # 355 B: not in 24 + 32 GB
+
+    response = _post({"workload": workload, "build_id": build.pk})
+
+    assert response.status_code == 400
+    assert "no placement runs here" in response.json()["errors"]["workload.placement"]

@@ -1,0 +1,28 @@
+"""`manage.py simulate` with an inference body: text and JSON."""
+
+import json
+
+import pytest
+
+from tests.simulator.engine.test_inference_request import INFER_BODY
+from tests.simulator.test_simulate_command import run
+
+
+@pytest.fixture
+def infer_file(tmp_path):
+    path = tmp_path / "infer.json"
+    path.write_text(json.dumps(INFER_BODY))
+    return path
+
+
+def test_it_prints_prefill_and_decode_speeds(infer_file):
+    text = run("--input", str(infer_file))
+    assert "decode:" in text
+    assert "prefill:" in text
+
+
+def test_json_output_has_decode_tokens_per_s_and_max_context(infer_file):
+    body = json.loads(run("--input", str(infer_file), "--json"))
+    assert body["kind"] == "infer"
+    assert body["decode_tokens_per_s"] > 0
+    assert body["max_context"] >= INFER_BODY["workload"]["context"]
