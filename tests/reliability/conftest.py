@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kombu.pools
 import pytest
 import redis
 from django.core.management import call_command
@@ -130,8 +131,10 @@ def _use_broker(url: str, env_url: str | None) -> None:
         os.environ["CELERY_BROKER_URL"] = env_url
     app: Any = celery_app  # the pools are private: what Celery itself resets after a fork
     app.conf.broker_url = url
-    if app._pool is not None:
-        app._pool.force_close_all()
+    # app.pool is kombu's process-wide pool for that URL, and kombu's producer pools keep
+    # a reference to it: closing one without clearing the registry leaves a closed pool
+    # behind for the next test on the old URL ("Acquire on closed pool"). Reset them all.
+    kombu.pools.reset()
     app._pool = None
     app.amqp._producer_pool = None
 
