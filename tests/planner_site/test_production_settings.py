@@ -42,3 +42,38 @@ def test_startup_fails_clearly_without_a_secret_key() -> None:
 
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+SECURITY_PROBE = """
+from django.conf import settings
+from django.test import Client
+# A JSON answer needs no collected static files; the headers are the same on every response.
+response = Client().get("/api/no-such-endpoint", secure=True,
+                        headers={"host": "planner.example.org"})
+print("status", response.status_code)
+for name in ("Strict-Transport-Security", "X-Content-Type-Options", "X-Frame-Options",
+             "Referrer-Policy", "Content-Security-Policy"):
+    print(name, "=", response.headers.get(name))
+print("cookies secure =", settings.SESSION_COOKIE_SECURE and settings.CSRF_COOKIE_SECURE)
+"""
+
+
+def test_production_pages_carry_the_security_headers_and_secure_cookies() -> None:
+    result = _manage(
+        "shell",
+        "-c",
+        SECURITY_PROBE,
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="planner.example.org",
+    )
+
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
+    assert "status 404" in result.stdout
+    assert lines["Strict-Transport-Security"].startswith("max-age=31536000")
+    assert lines["X-Content-Type-Options"] == "nosniff"
+    assert lines["X-Frame-Options"] == "DENY"
+    assert lines["Referrer-Policy"] == "same-origin"
+    assert "default-src 'self'" in lines["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in lines["Content-Security-Policy"]
+    assert lines["cookies secure"] == "True"
