@@ -3,6 +3,7 @@ Celery only carries run ids."""
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 
 
@@ -88,3 +89,74 @@ class RunChunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.index} of {self.run_id}"
+
+
+# --- measurements (issue 9) ---------------------------------------------------------------
+class MeasurementOrigin(models.TextChoices):
+    CORPUS = "corpus", "published corpus"
+    USER = "user", "user submission"
+
+
+class MeasurementStatus(models.TextChoices):
+    ACCEPTED = "accepted", "accepted"
+    PENDING = "pending", "pending review"
+    REJECTED = "rejected", "rejected"
+
+
+class Measurement(models.Model):
+    """One measured figure (a row of the validation corpus or a user's submission) and the
+    engine's prediction of it. Only accepted rows count towards the accuracy report."""
+
+    row_id = models.CharField(max_length=32, unique=True, help_text="corpus id, e.g. H001")
+    category = models.CharField(max_length=64, db_index=True)
+    engine = models.CharField(max_length=200, help_text="software that produced the figure")
+    hardware = models.JSONField()
+    model = models.CharField(max_length=200)
+    quant = models.CharField(max_length=100)
+    workload = models.JSONField()
+    metric = models.CharField(max_length=200)
+    value = models.FloatField(help_text="the measured figure, in `unit`")
+    unit = models.CharField(max_length=32)
+    source = models.JSONField(default=dict, blank=True, help_text="kind, repo, url, where, …")
+    source_url = models.URLField(max_length=500, blank=True)
+    extra = models.JSONField(
+        default=dict, blank=True, help_text="the row's other fields (params, caveats, …)"
+    )
+    origin = models.CharField(max_length=16, choices=MeasurementOrigin.choices)
+    status = models.CharField(max_length=16, choices=MeasurementStatus.choices, db_index=True)
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    command = models.TextField(blank=True, help_text="the command the submitter ran")
+    review_note = models.TextField(blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    # The stored prediction: recomputed when the engine or its efficiency constants change.
+    modeled = models.BooleanField(default=False)
+    predicted = models.FloatField(null=True, blank=True)
+    signed_error = models.FloatField(
+        null=True, blank=True, help_text="predicted / measured − 1 (engine's definition)"
+    )
+    reason = models.TextField(blank=True, help_text="why the row is (not) modeled")
+    prediction_version = models.CharField(
+        max_length=64, blank=True, help_text="engine version and efficiency fingerprint"
+    )
+    predicted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("row_id",)
+        constraints = [
+            models.CheckConstraint(condition=models.Q(value__gt=0), name="measurement_value_gt_0"),
+            models.CheckConstraint(
+                condition=models.Q(modeled=False) | models.Q(predicted__isnull=False),
+                name="measurement_modeled_has_prediction",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.row_id} {self.category} ({self.status})"
+
+    @property
+    def abs_error(self) -> float | None:
+        return None if self.signed_error is None else abs(self.signed_error)
