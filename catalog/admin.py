@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.forms import ModelForm
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from import_export.admin import ImportMixin
 
 from catalog.models import (
@@ -29,17 +31,19 @@ from catalog.models import (
     System,
 )
 from catalog.resources import PriceObservationResource
-from catalog.selectors import part_current_price
-from catalog.services import price_observation_save, price_observation_withdraw
+from catalog.selectors import part_current_price, price_change_latest_id
+from catalog.services import StalePriceEdit, price_observation_save, price_observation_withdraw
 
 # django-stubs makes the admin classes generic for mypy only; at run time they are not
 # subscriptable (the project does not monkeypatch them), so subscript under TYPE_CHECKING.
 if TYPE_CHECKING:
     ModelAdmin = admin.ModelAdmin[Any]
     TabularInline = admin.TabularInline[Any, Any]
+    PriceModelForm = ModelForm[PriceObservation]
 else:
     ModelAdmin = admin.ModelAdmin
     TabularInline = admin.TabularInline
+    PriceModelForm = ModelForm
 
 
 class PriceObservationInline(TabularInline):
@@ -139,10 +143,23 @@ class SystemAdmin(PartAdmin):
     list_display = ("name", "chip", "memory_gb", "mem_bandwidth_gbps", "gpu_tflops")
 
 
+class PriceObservationAdminForm(PriceModelForm):
+    # The newest PriceChange id when the form was opened: a save after someone else changed
+    # this part's current price is refused (409) rather than silently replacing it.
+    seen_price_change_id = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+
+    class Meta:
+        model = PriceObservation
+        fields = "__all__"
+
+
 @admin.register(PriceObservation)
 class PriceObservationAdmin(ImportMixin, ModelAdmin):  # type: ignore[misc]
-    """Add prices one by one or import a price list (CSV) with a dry-run preview."""
+    """Add prices one by one or import a price list (CSV) with a dry-run preview. Adding
+    uses optimistic concurrency; importing needs the `catalog.import_priceobservation`
+    permission (IMPORT_EXPORT_IMPORT_PERMISSION_CODE), not just staff status."""
 
+    form = PriceObservationAdminForm
     resource_classes = [PriceObservationResource]
     list_display = ("part", "amount", "currency", "condition", "vendor", "observed_on", "withdrawn")
     list_filter = ("currency", "condition", "withdrawn", "part__kind", "observed_on")
@@ -160,6 +177,26 @@ class PriceObservationAdmin(ImportMixin, ModelAdmin):  # type: ignore[misc]
         # Observations are facts: a wrong one is withdrawn, never edited.
         return obj is None and super().has_change_permission(request, obj)
 
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        initial = dict(super().get_changeform_initial_data(request))
+        return {**initial, "seen_price_change_id": price_change_latest_id()}
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        try:
+            return super().add_view(request, form_url, extra_context)
+        except StalePriceEdit as stale:  # raised inside the admin's transaction: rolled back
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Price changed meanwhile",
+                "stale": stale,
+                "opts": self.model._meta,
+            }
+            return TemplateResponse(
+                request, "admin/catalog/stale_price_edit.html", context, status=409
+            )
+
     def save_model(
         self,
         request: HttpRequest,
@@ -167,7 +204,12 @@ class PriceObservationAdmin(ImportMixin, ModelAdmin):  # type: ignore[misc]
         form: ModelForm[PriceObservation],
         change: bool,
     ) -> None:
-        price_observation_save(observation=obj, user=request.user, via=PriceChangeVia.ADMIN)
+        price_observation_save(
+            observation=obj,
+            user=request.user,
+            via=PriceChangeVia.ADMIN,
+            seen_price_change_id=form.cleaned_data["seen_price_change_id"],
+        )
 
     @admin.action(description="Withdraw selected observations (wrong prices)")
     def withdraw(self, request: HttpRequest, queryset: QuerySet[PriceObservation]) -> None:

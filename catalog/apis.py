@@ -43,9 +43,10 @@ from catalog.selectors import (
     part_detail_list,
     part_list,
     part_price_history,
+    price_change_latest_id,
     price_valid_list,
 )
-from catalog.services import price_observation_create
+from catalog.services import StalePriceEdit, price_observation_create
 from catalog.spec import HardwareDict, SystemHardwareDict
 
 PART_FIELDS = ("slug", "name", "kind", "manufacturer", "source", "notes", "current_price_usd")
@@ -138,6 +139,17 @@ class PriceInputSerializer(serializers.Serializer[Any]):
     vendor = serializers.CharField(max_length=120)
     source_url = serializers.CharField(max_length=500, required=False, default="")
     observed_on = serializers.DateField()
+    seen_price_change_id = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**62,
+        help_text=(
+            "Optimistic concurrency: the newest price-change id you read (the "
+            "X-Price-Change-Id header of GET /api/prices). If the part's current price "
+            "changed since, the post is refused with 409 instead of replacing a price you "
+            "never saw."
+        ),
+    )
 
 
 class PartPriceHistoryApi(generics.ListAPIView[PriceObservation]):
@@ -173,6 +185,9 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
             400: OpenApiResponse(description="invalid observation; the reasons per field"),
             401: OpenApiResponse(description="no credentials"),
             403: OpenApiResponse(description="not staff"),
+            409: OpenApiResponse(
+                description="stale: the part's current price changed after seen_price_change_id"
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -184,7 +199,24 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
             )
         except DjangoValidationError as error:
             raise ValidationError(error.message_dict) from error
+        except StalePriceEdit as stale:
+            new = stale.latest.new_amount_usd
+            body = {
+                "detail": str(stale),
+                "seen_price_change_id": stale.seen_price_change_id,
+                "price_change_id": stale.latest.pk,
+                # A decimal string, as current_price_usd is everywhere else in the API.
+                "current_price_usd": None if new is None else f"{new:.2f}",
+            }
+            return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(PriceOutputSerializer(observation).data, status=status.HTTP_201_CREATED)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # The newest price-change id rides in a header, so a script can read prices and
+        # post with `seen_price_change_id` without a second request.
+        response = super().list(request, *args, **kwargs)
+        response["X-Price-Change-Id"] = str(price_change_latest_id())
+        return response
 
 
 # --- builds -----------------------------------------------------------------------------

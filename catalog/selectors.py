@@ -98,6 +98,13 @@ def catalog_prices_observed_at() -> datetime | None:
     return latest
 
 
+def price_change_latest_id() -> int:
+    """The newest PriceChange id (0 before any): what an editor "saw" when reading prices,
+    sent back as `seen_price_change_id` so a stale edit is refused."""
+    latest: int | None = PriceChange.objects.aggregate(latest=Max("pk"))["latest"]
+    return latest or 0
+
+
 def price_change_list(*, since: datetime | None = None) -> QuerySet[PriceChange]:
     changes = PriceChange.objects.select_related("part", "changed_by")
     return changes.filter(changed_at__gt=since) if since else changes

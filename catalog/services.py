@@ -48,6 +48,34 @@ def _user_or_none(user: Actor | None) -> User | None:
     return user if isinstance(user, User) else None
 
 
+class StalePriceEdit(Exception):  # noqa: N818  (a refusal, not a programming error)
+    """Optimistic concurrency: the part's current price changed after the editor read it
+    (the PriceChange log has a newer entry than `seen_price_change_id`), so the edit is
+    refused instead of silently replacing a price the editor never saw."""
+
+    def __init__(self, *, part: Part, seen_price_change_id: int, latest: PriceChange) -> None:
+        self.part = part
+        self.seen_price_change_id = seen_price_change_id
+        self.latest = latest
+        super().__init__(
+            f"The current price of {part.name} changed after you read it (change "
+            f"#{latest.pk}: {latest.old_amount_usd} -> {latest.new_amount_usd} USD, "
+            f"{latest.changed_at:%Y-%m-%d %H:%M} UTC). Reload, check it and try again."
+        )
+
+
+def _refuse_stale(part: Part, seen_price_change_id: int | None) -> None:
+    """Lock the part's row, so that two edits of one part serialize, then compare the
+    newest logged change of its current price with the one the editor saw."""
+    if seen_price_change_id is None:
+        return
+    Part.objects.select_for_update().filter(pk=part.pk).exists()
+    latest = PriceChange.objects.filter(part=part, pk__gt=seen_price_change_id).order_by("-pk")
+    newer = latest.first()
+    if newer is not None:
+        raise StalePriceEdit(part=part, seen_price_change_id=seen_price_change_id, latest=newer)
+
+
 def _current_amount(part: Part) -> Decimal | None:
     current = part_current_price(part=part)
     return None if current is None else current.amount
@@ -55,9 +83,17 @@ def _current_amount(part: Part) -> Decimal | None:
 
 @transaction.atomic
 def price_observation_save(
-    *, observation: PriceObservation, user: Actor | None, via: str, reason: str = ""
+    *,
+    observation: PriceObservation,
+    user: Actor | None,
+    via: str,
+    reason: str = "",
+    seen_price_change_id: int | None = None,
 ) -> PriceObservation:
-    """Validate and store a new (unsaved) observation; log the current-price change."""
+    """Validate and store a new (unsaved) observation; log the current-price change.
+    With `seen_price_change_id` (the newest PriceChange id when the editor read the
+    prices), refuse with StalePriceEdit if the part's current price changed since."""
+    _refuse_stale(observation.part, seen_price_change_id)
     old = _current_amount(observation.part)
     observation.created_by = _user_or_none(user)
     observation.full_clean()
@@ -88,6 +124,7 @@ def price_observation_create(
     source_url: str = "",
     user: Actor | None = None,
     via: str = PriceChangeVia.SERVICE,
+    seen_price_change_id: int | None = None,
 ) -> PriceObservation:
     observation = PriceObservation(
         part=part,
@@ -98,7 +135,9 @@ def price_observation_create(
         currency=currency,
         source_url=source_url,
     )
-    return price_observation_save(observation=observation, user=user, via=via)
+    return price_observation_save(
+        observation=observation, user=user, via=via, seen_price_change_id=seen_price_change_id
+    )
 
 
 @transaction.atomic

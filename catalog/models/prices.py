@@ -45,6 +45,9 @@ class PriceObservation(models.Model):
 
     class Meta:
         ordering = ("-observed_on", "-id")
+        # Importing a price list replaces many current prices at once: a permission of its
+        # own (IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "import"), not implied by staff status.
+        permissions = [("import_priceobservation", "Can import price lists (CSV)")]
         indexes = [models.Index(fields=("part", "-observed_on", "-id"), name="price_part_latest")]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="price_amount_gt_0"),

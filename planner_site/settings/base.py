@@ -164,6 +164,8 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("TRUSTED_PROXY_COUNT", default=0),
     "EXCEPTION_HANDLER": "planner_site.api_errors.api_exception_handler",
 }
+# The price-list import needs catalog.import_priceobservation (see catalog/models/prices.py).
+IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "import"
 # The largest request body Django reads (bytes); API bodies are small JSON documents.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
 SPECTACULAR_SETTINGS = {
