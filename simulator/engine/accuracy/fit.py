@@ -27,7 +27,7 @@ from ..efficiency import (
 from ..errors import EngineInputError
 from .corpus import MeasurementRow, load_corpus, load_seed_rows
 from .predict import predicted_value
-from .setups import NotModeled, Setup, TrainSetup, row_setup
+from .setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
 
 FRACTION_GRID = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))  # 0.02 … 1.00
 OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
@@ -76,17 +76,27 @@ def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Set
 def _fit_key(
     table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
 ) -> Efficiency:
-    grids = {
-        "bandwidth_efficiency": FRACTION_GRID,
-        "flops_efficiency": FRACTION_GRID,
-        "layer_overhead_s": OVERHEAD_GRID_S,
-    }
-    if key[1] == TRAIN:
-        grids = {"flops_efficiency": FRACTION_GRID}
+    grids = _grids(key, pairs)
     for name, grid in grids.items():
         best = min(grid, key=lambda v: (_loss(_with(table, key, name, v), key, pairs), v))
         table = _with(table, key, name, best)
     return table
+
+
+def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str, tuple[float, ...]]:
+    """The constants a key's rows can pin: FLOPS efficiency from prefill and training rows,
+    bandwidth efficiency and per-layer overhead from decode rows. A constant no row of its
+    phase measures keeps its prior (decode's attention arithmetic alone is too weak a
+    handle on GEMM efficiency)."""
+    if key[1] == TRAIN:
+        return {"flops_efficiency": FRACTION_GRID}
+    phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
+    grids: dict[str, tuple[float, ...]] = {}
+    if "decode" in phases:
+        grids |= {"bandwidth_efficiency": FRACTION_GRID, "layer_overhead_s": OVERHEAD_GRID_S}
+    if "prefill" in phases:
+        grids["flops_efficiency"] = FRACTION_GRID
+    return grids
 
 
 def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
