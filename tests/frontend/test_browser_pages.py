@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Response, expect
 from pytest_django.live_server_helper import LiveServer
 
 from tests.frontend.browser import chart_points, screenshots, wait_for_chart
@@ -67,17 +67,25 @@ def test_comparing_two_builds_shows_them_side_by_side_with_differences_marked(
     screenshots(page, "compare")
 
 
+def is_simulate_post(response: Response) -> bool:
+    return response.request.method == "POST" and response.url.endswith("/simulate/")
+
+
 def test_a_custom_gpu_simulates_live_and_a_bad_value_shows_its_field_error(
     live_server: LiveServer, page: Page
 ) -> None:
     page.goto(f"{live_server.url}/simulate/")
-    page.get_by_role("button", name="Simulate").click()
+    # Wait for each htmx answer: the form is swapped with the result, so typing into the
+    # form while an answer is in flight would type into an element about to be replaced.
+    with page.expect_response(is_simulate_post):
+        page.get_by_role("button", name="Simulate").click()
     wait_for_chart(page, "curve-chart")
     speed = page.locator(".headline .big").first.inner_text()
 
     tflops = page.get_by_label("Dense BF16 TFLOPS")
     tflops.fill("400")
-    tflops.dispatch_event("change")
+    with page.expect_response(is_simulate_post):
+        tflops.dispatch_event("change")
 
     expect(page.locator(".headline .big").first).not_to_have_text(speed)
     wait_for_chart(page, "curve-chart")
