@@ -13,6 +13,11 @@ from simulator.engine.accuracy import (
 )
 from simulator.services.measurements import measurements_load
 
+# The page tests need the shipped catalog and rankings that queue nothing.
+from tests.frontend.conftest import catalog, no_queue
+
+__all__ = ["catalog", "no_queue"]
+
 
 @pytest.fixture
 def corpus(db: None) -> int:
