@@ -53,9 +53,7 @@ def test_a_build_page_headline_carries_the_fine_tuning_band(catalog: None, corpu
     assert "for this class (fine-tuning throughput)" in html
 
 
-def test_the_rankings_table_carries_the_band(
-    catalog: None, corpus: int, no_queue: object
-) -> None:
+def test_the_rankings_table_carries_the_band(catalog: None, corpus: int, no_queue: object) -> None:
     ranking_compute(GLM)
     html = Client().get("/").content.decode()
     assert "for this class (fine-tuning throughput)" in html
