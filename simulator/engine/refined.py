@@ -9,6 +9,10 @@ last section replaced, each behind its own switch so its effect can be shown alo
   forward then backward with recompute; resident layers give the link slack.
 - `one_f_one_b`: a 1F1B pipeline keeps streaming during warm-up and cool-down, so the bubble
   is charged to compute only: step = max(M·makespan, (M + G − 1)·compute).
+- `frozen_base`: LoRA trains adapters on a frozen base, so the base weights' backward computes
+  activation gradients only (compute.backward_flops_per_sequence); the adapters' own FLOPs
+  count. The workload's `activation_checkpointing` (reference: always on) sets whether the
+  forward is recomputed and whether every layer's activations are kept instead.
 
 With every switch off, `refined_curve` reproduces `reference.reference_curve`.
 """
@@ -17,10 +21,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .compute import effective_flops_per_s, forward_flops_per_sequence
+from .compute import (
+    backward_flops_per_sequence,
+    effective_flops_per_s,
+    forward_flops_per_sequence,
+    lora_forward_flops_per_sequence,
+)
 from .hardware import Hardware
 from .layers import dense_layer, moe_layer, reference_layer
-from .lora import lora_bytes_per_layer
+from .lora import lora_bytes_per_layer, lora_params_per_layer
 from .memory import (
     CUDA_CONTEXT_GIB,
     DOUBLE_BUFFER_LAYERS,
@@ -49,6 +58,7 @@ class Refinements:
     partial_ram: bool = True
     timeline: bool = True
     one_f_one_b: bool = True
+    frozen_base: bool = True
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
@@ -57,7 +67,7 @@ class Refinements:
 ALL_REFINEMENTS = Refinements()
 NO_REFINEMENTS = Refinements(
     layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
-    one_f_one_b=False,
+    one_f_one_b=False, frozen_base=False,
 )  # fmt: skip
 
 
@@ -69,6 +79,7 @@ class LayerPlan:
     gib: float
     lora_gib: float
     forward_flops_per_sequence: float
+    backward_flops_per_sequence: float  # backward plus the checkpoint's recompute, if any
     gib_per_sequence: float
 
 
@@ -85,14 +96,27 @@ def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -
         else:
             shape = dense_layer(model) if dense else moe_layer(model)
         slug = model.slug if not (dense and model.is_moe) else ""  # no measurement for dense
+        adapters = lora_params_per_layer(shape, workload.lora) if refine.frozen_base else None
         plans.append(LayerPlan(
             dense=dense,
             gib=layer_gib(shape, quant, model_slug=slug),
             lora_gib=lora_bytes_per_layer(shape, workload.lora) / GIB,
-            forward_flops_per_sequence=forward_flops_per_sequence(shape, s),
+            forward_flops_per_sequence=forward_flops_per_sequence(shape, s)
+            if adapters is None
+            else lora_forward_flops_per_sequence(shape, s, adapters),
+            backward_flops_per_sequence=backward_flops_per_sequence(
+                shape, s, lora_params=adapters, checkpointing=workload.activation_checkpointing
+            ),
             gib_per_sequence=budget_gib_per_sequence(shape, s),
         ))  # fmt: skip
     return plans
+
+
+def activation_gib_per_sequence(plans: list[LayerPlan], checkpointing: bool) -> float:
+    """With checkpointing one layer's working set at a time (§4); without, every layer of the
+    stage keeps its activations for the backward, each about its working set."""
+    sizes = [p.gib_per_sequence for p in plans]
+    return max(sizes) if checkpointing else sum(sizes)
 
 
 def resident_order(plans: list[LayerPlan]) -> list[int]:
@@ -152,18 +176,24 @@ def _cached_layers(plans: list[LayerPlan], streamed: list[int], budget_gib: floa
 
 
 def build_timeline(
-    compute_s: list[float], load_s: dict[int, float], *, record: bool = True
+    compute_s: list[float],
+    load_s: dict[int, float],
+    *,
+    backward_s: list[float] | None = None,
+    record: bool = True,
 ) -> Timeline:
-    """Forward 0..L−1 then backward L−1..0 (3× forward: backward + recompute). A streamed layer
-    loads before each of its two computes; the load may start when the link is free and the
-    buffer it reuses (two streamed loads back) has finished computing."""
-    order = [(j, "forward", 1.0) for j in range(len(compute_s))]
-    order += [(j, "backward", float(BACKWARD_PASSES)) for j in reversed(range(len(compute_s)))]
+    """Forward 0..L−1 (`compute_s`) then backward L−1..0 (`backward_s`; by default 3× forward:
+    backward + recompute). A streamed layer loads before each of its two computes; the load may
+    start when the link is free and the buffer it reuses (two streamed loads back) has finished
+    computing."""
+    backward = backward_s or [BACKWARD_PASSES * c for c in compute_s]
+    order = [(j, "forward", compute_s[j]) for j in range(len(compute_s))]
+    order += [(j, "backward", backward[j]) for j in reversed(range(len(compute_s)))]
     events: list[LayerEvent] = []
     link_free, gpu_free = 0.0, 0.0
     buffer_free: list[float] = [0.0, 0.0]
     loads = 0
-    for j, phase, passes in order:
+    for j, phase, seconds in order:
         start_t = end_t = None
         ready = gpu_free
         if j in load_s:
@@ -171,7 +201,7 @@ def build_timeline(
             end_t = start_t + load_s[j]
             link_free, ready = end_t, max(gpu_free, end_t)
         begin = ready
-        gpu_free = begin + passes * compute_s[j]
+        gpu_free = begin + seconds
         if j in load_s:
             buffer_free[loads % 2] = gpu_free
             loads += 1
@@ -179,7 +209,7 @@ def build_timeline(
             events.append(LayerEvent(layer=j, phase=phase, resident=j not in load_s,
                                      transfer_start_s=start_t, transfer_end_s=end_t,
                                      compute_start_s=begin, compute_end_s=gpu_free))  # fmt: skip
-    busy = sum((1 + BACKWARD_PASSES) * c for c in compute_s)
+    busy = sum(compute_s) + sum(backward)
     return Timeline(events=tuple(events), micro_batch_s=gpu_free, compute_busy_s=busy,
                     transfer_busy_s=LOADS_PER_MICRO_BATCH * sum(load_s.values()))  # fmt: skip
 
@@ -202,7 +232,7 @@ def evaluate_refined(
     """One split (the first `resident_count` layers of `resident_order` kept on the GPU)."""
     resident = frozenset(resident_order(plans)[:resident_count])
     free = _free_gib(plans, resident, hw.gpu.vram_gib)
-    per_sequence = max(p.gib_per_sequence for p in plans)
+    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
     batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
     if batch < 1:
         return None
@@ -211,13 +241,14 @@ def evaluate_refined(
         util *= utilization_factor(batch * workload.seq_len)
     flops_per_s = effective_flops_per_s(hw.gpu.bf16_tflops, util, workload.quant.compute_speedup)
     forward_s = [batch * p.forward_flops_per_sequence / flops_per_s for p in plans]
-    compute_mb = sum((1 + BACKWARD_PASSES) * f for f in forward_s)
+    backward_s = [batch * p.backward_flops_per_sequence / flops_per_s for p in plans]
+    compute_mb = sum(forward_s) + sum(backward_s)
     streamed = [i for i in range(len(plans)) if i not in resident]
     load_s, source = _transfer_s(plans, streamed, hw, refine)
     transfer_mb = LOADS_PER_MICRO_BATCH * sum(load_s.values())
     timeline = None
     if refine.timeline or record:
-        timeline = build_timeline(forward_s, load_s, record=record)
+        timeline = build_timeline(forward_s, load_s, backward_s=backward_s, record=record)
     makespan = (
         timeline.micro_batch_s if refine.timeline and timeline else max(compute_mb, transfer_mb)
     )
@@ -295,6 +326,19 @@ def refined_timeline(
     plans = stage_layers(workload, hw.gpu_count, refine)
     split = evaluate_refined(plans, workload, hw, resident_count, refine, record=True)
     return split.timeline if split else None
+
+
+def resident_peak_gib(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> float | None:
+    """VRAM in use with every layer of the stage resident and a micro-batch of
+    `max_micro_batch` sequences (activations as `activation_checkpointing` keeps them); None
+    when that does not fit."""
+    plans = stage_layers(workload, hw.gpu_count, refine)
+    free = _free_gib(plans, frozenset(range(len(plans))), hw.gpu.vram_gib)
+    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    activations = workload.max_micro_batch * per_sequence
+    return None if activations > free else hw.gpu.vram_gib - free + activations
 
 
 def without(refine: Refinements, name: str) -> Refinements:

@@ -119,12 +119,27 @@ def _lora(workload: Mapping[str, object]) -> LoraConfig:
     return LoraConfig(rank=rank, targets=tuple(targets))
 
 
+def _checkpointing(workload: Mapping[str, object], mode: str) -> bool:
+    """`activation_checkpointing` (default true); reference mode is seed 000's equations, which
+    always checkpoint."""
+    value = workload.get("activation_checkpointing", True)
+    field = "workload.activation_checkpointing"
+    if not isinstance(value, bool):
+        raise EngineInputError(field=field, message="must be true or false")
+    if not value and mode == MODE_REFERENCE:
+        raise EngineInputError(
+            field=field, message="reference mode always checkpoints; use mode 'refined'"
+        )
+    return value
+
+
 def parse_workload(workload: Mapping[str, object]) -> TrainWorkload:
     path = "workload"
     _choice(workload, "kind", path, KINDS, "train")
     quant = workload.get("quant")
     if not isinstance(quant, str):
         raise EngineInputError(field="workload.quant", message="must be a format name")
+    mode = _choice(workload, "mode", path, MODES, MODE_REFERENCE)
     return TrainWorkload(
         model=_model(workload),
         quant=quant_format(quant),
@@ -136,7 +151,8 @@ def parse_workload(workload: Mapping[str, object]) -> TrainWorkload:
         max_micro_batch=_integer(
             workload, "max_micro_batch", path, MAX_MICRO_BATCH, upper=MAX_MICRO_BATCH_CAP
         ),
-        mode=_choice(workload, "mode", path, MODES, MODE_REFERENCE),
+        mode=mode,
+        activation_checkpointing=_checkpointing(workload, mode),
     )
 
 

@@ -82,6 +82,8 @@ def request_to_json(request: SimulationRequest | InferenceRequest) -> dict[str, 
         "micro_batches": None if w.micro_batches is None else int(w.micro_batches),
         "max_micro_batch": int(w.max_micro_batch),
     }
+    if not w.activation_checkpointing:  # only when off: stored inputs of other runs unchanged
+        workload["activation_checkpointing"] = False
     if request.model_config_json is not None:
         workload["model_config"] = json.loads(request.model_config_json)
     return {

@@ -25,6 +25,9 @@ class TrainWorkload:
     micro_batches: int | None = None  # M per step; None → reference-model.md §8's rule
     max_micro_batch: int = MAX_MICRO_BATCH
     mode: str = MODE_REFERENCE
+    # Recompute each layer's forward in the backward instead of keeping its activations
+    # (seed 000 always does; refined mode may turn it off).
+    activation_checkpointing: bool = True
 
 
 def pipeline_micro_batches(gpu_count: int, override: int | None = None) -> int:

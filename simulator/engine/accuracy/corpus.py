@@ -40,6 +40,7 @@ class MeasurementRow:
     value: float
     unit: str
     source_url: str
+    peak_memory: str = ""  # as the source states it ("30.3 GiB", "44.8 GB per GPU"), if it does
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +94,7 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
         workload=_object(row, "workload", path),
         value=_value(row, path),
         source_url=_source_url(row, path),
+        peak_memory=str(row.get("peak_memory") or ""),
         **text,
     )
 

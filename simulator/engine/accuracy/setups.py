@@ -9,9 +9,10 @@ engine cannot describe, keyed by what makes them unmodelable. Hardware figures c
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -29,10 +30,12 @@ from ..infer_hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
 from ..infer_quant import weight_scheme
 from ..inference import DEFAULT_UBATCH, InferenceRequest, InferWorkload
 from ..lora import LoraConfig
+from ..memory import GIB
 from ..quant import quant_format
+from ..refined import resident_peak_gib
 from ..registry import load_model
 from ..request import SimulationRequest
-from ..workload import TrainWorkload
+from ..workload import MODE_REFINED, TrainWorkload
 from .corpus import MeasurementRow
 
 _PACKAGE = "simulator.engine"
@@ -300,9 +303,35 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
     return InferSetup(request=InferenceRequest(workload=workload, hardware=hardware), phase=phase)
 
 
+def stated_peak_gib(row: MeasurementRow) -> float | None:
+    """The row's peak GPU memory in GiB ("30.3 GiB", "44.8 GB per GPU"), None if unstated."""
+    found = re.search(r"([\d.]+)\s*(GiB|GB)", row.peak_memory)
+    if not found:
+        return None
+    value = float(found.group(1))
+    return value if found.group(2) == "GiB" else value * 1e9 / GIB
+
+
+def checkpointing_of(row: MeasurementRow, workload: TrainWorkload, hardware: Hardware) -> bool:
+    """Whether the row's run recomputed activations: the setting whose engine peak memory (all
+    layers resident, the row's batch) lies nearer the peak the row states. Checkpointing is
+    the setting that moves peak memory most; torchtune's recipes enable it by default, which
+    is the answer when the row states no peak or only one setting fits."""
+    stated = stated_peak_gib(row)
+    peaks = {
+        on: resident_peak_gib(replace(workload, activation_checkpointing=on), hardware)
+        for on in (True, False)
+    }
+    fitting = {on: peak for on, peak in peaks.items() if peak is not None}
+    if stated is None or len(fitting) < 2:
+        return True
+    return min(fitting, key=lambda on: (abs(math.log(fitting[on] / stated)), not on))
+
+
 def train_setup(row: MeasurementRow) -> TrainSetup:
-    """torchtune LoRA/QLoRA rows through the training engine: LoRA on a BF16 base is the
-    engine's BF16 format, QLoRA its NF4; the row's batch is the micro-batch."""
+    """torchtune LoRA/QLoRA rows through the training engine in refined mode (LoRA's frozen
+    base): LoRA on a BF16 base is the engine's BF16 format, QLoRA its NF4; the row's batch is
+    the micro-batch; activation checkpointing as the row's stated peak memory implies."""
     runtime = runtime_of(row)
     method = "QLoRA" if "qlora" in row.quant.lower() else "LoRA"
     gpu = _infer_gpu(row)
@@ -313,6 +342,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         lora=LoraConfig(rank=TORCHTUNE_LORA_RANK[method]),
         seq_len=int(w["seq_len"]),
         max_micro_batch=int(w["batch_size"]),
+        mode=MODE_REFINED,
     )
     hardware = Hardware(
         gpu=GpuSpec(
@@ -322,6 +352,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         ram_gib=512.0,
         pinned_gib=480.0,
     )
+    workload = replace(workload, activation_checkpointing=checkpointing_of(row, workload, hardware))
     return TrainSetup(
         request=SimulationRequest(workload=workload, hardware=hardware), runtime=runtime
     )
