@@ -119,7 +119,8 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         (
             "vllm" in lowered,
             "tensor parallelism and continuous batching of mixed prefill and decode (vLLM) are "
-            "not modeled; the engine splits layers and runs one batch",
+            "not modeled (the engine splits layers and runs one batch), and this is the "
+            "corpus's only vLLM row: a vllm constant fitted on it would pin it, not predict it",
         ),
         (
             "gpus" in row.hardware,
