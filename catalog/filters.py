@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import django_filters
+from django import forms
+from django.db import models
 
 from catalog.models import (
     Case,
@@ -19,7 +21,47 @@ from catalog.models import (
 )
 
 
-class PartFilter(django_filters.FilterSet):  # type: ignore[misc]
+class IntegerFilter(django_filters.NumberFilter):  # type: ignore[misc]
+    """Integer columns filter by integers (the schema says integer): "1.5" is a 400."""
+
+    field_class = forms.IntegerField
+
+
+class StrictBooleanField(forms.NullBooleanField):
+    """Django's field reads any unknown word as "not given"; the schema says boolean."""
+
+    widget = forms.TextInput
+
+    def to_python(self, value: object) -> bool | None:  # type: ignore[override]
+        result = super().to_python(value)
+        if result is None and value not in (None, ""):
+            raise forms.ValidationError("must be true or false")
+        return result
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):  # type: ignore[misc]
+    field_class = StrictBooleanField
+
+
+INTEGER_COLUMNS = (
+    models.IntegerField,
+    models.SmallIntegerField,
+    models.BigIntegerField,
+    models.PositiveIntegerField,
+    models.PositiveSmallIntegerField,
+    models.PositiveBigIntegerField,
+)
+
+
+class CatalogFilterSet(django_filters.FilterSet):  # type: ignore[misc]
+    FILTER_DEFAULTS = {
+        **django_filters.FilterSet.FILTER_DEFAULTS,
+        **{column: {"filter_class": IntegerFilter} for column in INTEGER_COLUMNS},
+        models.BooleanField: {"filter_class": StrictBooleanFilter},
+    }
+
+
+class PartFilter(CatalogFilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     manufacturer = django_filters.CharFilter(lookup_expr="iexact")
 
@@ -28,7 +70,7 @@ class PartFilter(django_filters.FilterSet):  # type: ignore[misc]
         fields = ("kind", "name", "manufacturer")
 
 
-class GpuFilter(django_filters.FilterSet):  # type: ignore[misc]
+class GpuFilter(CatalogFilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
 
     class Meta:
@@ -45,7 +87,7 @@ class GpuFilter(django_filters.FilterSet):  # type: ignore[misc]
         }
 
 
-class CpuFilter(django_filters.FilterSet):  # type: ignore[misc]
+class CpuFilter(CatalogFilterSet):
     class Meta:
         model = Cpu
         fields = {
@@ -56,7 +98,7 @@ class CpuFilter(django_filters.FilterSet):  # type: ignore[misc]
         }
 
 
-class MotherboardFilter(django_filters.FilterSet):  # type: ignore[misc]
+class MotherboardFilter(CatalogFilterSet):
     class Meta:
         model = Motherboard
         fields = {
@@ -68,19 +110,19 @@ class MotherboardFilter(django_filters.FilterSet):  # type: ignore[misc]
         }
 
 
-class NvmeDriveFilter(django_filters.FilterSet):  # type: ignore[misc]
+class NvmeDriveFilter(CatalogFilterSet):
     class Meta:
         model = NvmeDrive
         fields = {"pcie_gen": ["exact"], "capacity_gb": ["gte"], "seq_read_gbps": ["gte"]}
 
 
-class NvmeCardFilter(django_filters.FilterSet):  # type: ignore[misc]
+class NvmeCardFilter(CatalogFilterSet):
     class Meta:
         model = NvmeCard
         fields = {"pcie_gen": ["exact"], "m2_slots": ["gte"]}
 
 
-class RamKitFilter(django_filters.FilterSet):  # type: ignore[misc]
+class RamKitFilter(CatalogFilterSet):
     class Meta:
         model = RamKit
         fields = {
@@ -90,25 +132,25 @@ class RamKitFilter(django_filters.FilterSet):  # type: ignore[misc]
         }
 
 
-class PsuFilter(django_filters.FilterSet):  # type: ignore[misc]
+class PsuFilter(CatalogFilterSet):
     class Meta:
         model = Psu
         fields = {"watts": ["gte", "lte"], "psu_form_factor": ["exact"]}
 
 
-class CaseFilter(django_filters.FilterSet):  # type: ignore[misc]
+class CaseFilter(CatalogFilterSet):
     class Meta:
         model = Case
         fields = {"max_gpu_length_mm": ["gte"], "expansion_slots": ["gte"]}
 
 
-class SystemFilter(django_filters.FilterSet):  # type: ignore[misc]
+class SystemFilter(CatalogFilterSet):
     class Meta:
         model = System
         fields = {"memory_gb": ["gte", "lte"], "mem_bandwidth_gbps": ["gte"]}
 
 
-class PriceObservationFilter(django_filters.FilterSet):  # type: ignore[misc]
+class PriceObservationFilter(CatalogFilterSet):
     part = django_filters.CharFilter(field_name="part__slug")
     kind = django_filters.CharFilter(field_name="part__kind")
     observed_after = django_filters.DateFilter(field_name="observed_on", lookup_expr="gte")

@@ -2,8 +2,9 @@
 
 drf-spectacular documents only the success responses a view declares. The API also
 answers 400 (invalid input, one message per field), 401/403 (writes without staff
-credentials), 404 (unknown ids), 413 (body too large) and 429 (throttled) on any
-operation where they can happen; clients and fuzzers need them in the schema.
+credentials), 404 (unknown ids), 413 (body too large), 415 (a body that is not JSON) and
+429 (throttled) on any operation where they can happen; clients and fuzzers need them in
+the schema.
 """
 
 from typing import Any
@@ -22,9 +23,12 @@ _DESCRIPTIONS = {
     "403": "Not allowed for these credentials.",
     "404": "No such object or endpoint.",
     "413": "Request body too large.",
+    "415": "The request body is not JSON.",
     "429": "Too many requests; see the Retry-After header.",
 }
 _METHODS = ("get", "post", "put", "patch", "delete")
+# django-filter's NumberFilter refuses numbers above 1e50 (django_filters.filters).
+NUMBER_FILTER_MAX = 1e50
 
 
 def _error_response(code: str) -> dict[str, Any]:
@@ -40,7 +44,14 @@ def _codes_for(method: str, operation: dict[str, Any]) -> list[str]:
         codes.append("400")
     if method != "get":
         codes += ["401", "403", "413", "429"]
+    if operation.get("requestBody"):
+        codes.append("415")
     return codes
+
+
+def _cap_number(schema: dict[str, Any]) -> None:
+    if schema.get("type") == "number":
+        schema["maximum"] = min(schema.get("maximum", NUMBER_FILTER_MAX), NUMBER_FILTER_MAX)
 
 
 def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -58,6 +69,7 @@ def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]
                 if parameter.get("in") == "query":
                     # An empty query value means "not given": the default applies.
                     parameter["allowEmptyValue"] = True
+                    _cap_number(parameter.get("schema", {}))
             if method == "get" and operation.get("security") and {} not in operation["security"]:
                 # Every read of this API is public; credentials are optional there.
                 operation["security"].append({})

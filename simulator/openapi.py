@@ -3,16 +3,40 @@
 The engine's request parser is the validator (it names the field at fault); this schema
 describes the same shape so that clients and fuzzers can generate valid requests. Physical
 limits (a model that fits no GPU, NVFP4 without FP4 cores) cannot be said in a schema: such
-schema-valid bodies are answered 400 with the reason.
+schema-valid bodies are answered 400 with the reason. A workload is training's or, with
+`"kind": "infer"`, inference's; inline inference hardware adds memory bandwidth, a CPU,
+unified memory and the GPU link.
 """
 
 from typing import Any
 
+from simulator.engine.hardware import SEED_GPUS
+from simulator.engine.infer_quant import MIX_SEPARATOR, PARTS, WEIGHT_TYPES
+from simulator.engine.infer_request import MAX_BATCH, MAX_CONTEXT, MAX_CORES, MAX_LAYER
+from simulator.engine.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
+from simulator.engine.placement import PLACEMENTS
 from simulator.engine.quant import QUANT_FORMATS
 from simulator.engine.registry import model_slugs
-from simulator.ranking import SORT_FIELDS
+from simulator.engine.request import MAX_GPU_COUNT, MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TOKENS
+from simulator.placement_search import AUTO
+from simulator.ranking import INFER_SORT_FIELDS, SORT_FIELDS
 
-_POSITIVE = {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 1e6}
+# The parser bounds numbers below only (simulator/engine/request.py `_number`); values too
+# large or too small to compute are answered 400 by the service.
+_POSITIVE = {"type": "number", "minimum": 0, "exclusiveMinimum": True}
+_NON_NEGATIVE = {"type": "number", "minimum": 0}
+# Names are labels: the parser shows any value as text.
+_LABEL = {"description": "a label for the tables; any value is shown as text"}
+
+
+def _count(upper: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": 1, "maximum": upper}
+
+
+def _optional(schema: dict[str, Any]) -> dict[str, Any]:
+    """null means "not given" here."""
+    return {**schema, "nullable": True}
+
 
 TRAIN_WORKLOAD = {
     "type": "object",
@@ -21,39 +45,110 @@ TRAIN_WORKLOAD = {
         "kind": {"type": "string", "enum": ["train"]},
         "model": {"type": "string", "enum": list(model_slugs())},
         "quant": {"type": "string", "enum": list(QUANT_FORMATS)},
-        "seq_len": {"type": "integer", "minimum": 1, "maximum": 131072},
-        "lora_rank": {"type": "integer", "minimum": 1, "maximum": 1024},
-        "tokens": {"type": "integer", "minimum": 1, "maximum": 10**15},
+        "seq_len": _count(MAX_SEQ_LEN),
+        "lora_rank": _count(MAX_LORA_RANK),
+        "tokens": _optional(_count(MAX_TOKENS)),
         "mode": {"type": "string", "enum": ["reference", "refined"]},
         "utilization": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 1},
     },
 }
-GPU = {
+GPU: dict[str, Any] = {
     "type": "object",
     "required": ["vram_gb", "bf16_tflops", "pcie_gbps"],
     "properties": {
-        "name": {"type": "string", "maxLength": 100},
+        "name": _LABEL,
         "vram_gb": _POSITIVE,
         "bf16_tflops": _POSITIVE,
         "pcie_gbps": _POSITIVE,
         "fp4": {"type": "boolean"},
     },
 }
+GPU_NAME = {"type": "string", "enum": list(SEED_GPUS)}
 HARDWARE = {
     "type": "object",
     "required": ["gpu"],
     "properties": {
-        "gpu": GPU,
-        "gpu_count": {"type": "integer", "minimum": 1, "maximum": 64},
+        "gpu": {"anyOf": [GPU_NAME, GPU]},
+        "gpu_count": _count(MAX_GPU_COUNT),
         "nvme_gbps": _POSITIVE,
-        "ram_gb": {"type": "number", "minimum": 0, "maximum": 1e6},
-        "pinned_gb": {"type": "number", "minimum": 0, "maximum": 1e6},
+        "ram_gb": _NON_NEGATIVE,
+        "pinned_gb": _NON_NEGATIVE,
+    },
+}
+
+# --- inference (simulator/engine/infer_request.py) ---------------------------------------
+_WEIGHT_TYPE = {"type": "string", "enum": list(WEIGHT_TYPES)}
+_TYPE_NAMES = "|".join(WEIGHT_TYPES)
+INFER_QUANT = {
+    "anyOf": [
+        _WEIGHT_TYPE,
+        # "A+B": type A everywhere but the routed experts, which get B.
+        {"type": "string", "pattern": f"^({_TYPE_NAMES})\\{MIX_SEPARATOR}({_TYPE_NAMES})$"},
+        {
+            "type": "object",
+            "required": ["default"],
+            "properties": dict.fromkeys(("default", *PARTS), _WEIGHT_TYPE),
+            "additionalProperties": False,
+        },
+    ]
+}
+INFER_WORKLOAD = {
+    "type": "object",
+    "required": ["kind", "model", "quant"],
+    "properties": {
+        "kind": {"type": "string", "enum": ["infer"]},
+        "model": {"type": "string", "enum": list(model_slugs())},
+        "quant": INFER_QUANT,
+        "placement": {"type": "string", "enum": [*PLACEMENTS, AUTO]},
+        "context": _count(MAX_CONTEXT),
+        "prompt_tokens": _count(MAX_CONTEXT),
+        "batch": _count(MAX_BATCH),
+        "ubatch": _count(MAX_CONTEXT),
+        "kv_cache_type": {"type": "string", "enum": list(KV_CACHE_BYTES_PER_ELEMENT)},
+        "offload_from_layer": _optional(_count(MAX_LAYER)),
+    },
+}
+INFER_GPU = {
+    **GPU,
+    "required": [*GPU["required"], "mem_gbps"],
+    "properties": {**GPU["properties"], "mem_gbps": _POSITIVE},
+}
+CPU = {
+    "type": "object",
+    "required": ["cores", "mem_gbps", "flops_per_core_cycle", "ghz"],
+    "properties": {
+        "name": _LABEL,
+        "cores": _count(MAX_CORES),
+        "mem_gbps": _POSITIVE,
+        "flops_per_core_cycle": _POSITIVE,
+        "ghz": {**_POSITIVE, "maximum": 10},
+    },
+}
+UNIFIED = {
+    "type": "object",
+    "required": ["mem_gb", "mem_gbps", "tflops"],
+    "properties": {
+        "name": _LABEL,
+        "mem_gb": _POSITIVE,
+        "mem_gbps": _POSITIVE,
+        "tflops": _POSITIVE,
+    },
+}
+INFER_HARDWARE = {
+    "type": "object",
+    "properties": {
+        "gpu": {"anyOf": [GPU_NAME, INFER_GPU], "nullable": True},
+        "gpu_count": _count(MAX_GPU_COUNT),
+        "cpu": _optional(CPU),
+        "unified": _optional(UNIFIED),
+        "ram_gb": _NON_NEGATIVE,
+        "link_gbps": _POSITIVE,
     },
 }
 RANKING = {
     "type": "object",
     "properties": {
-        "budget_usd": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 1e9},
+        "budget_usd": _optional({**_POSITIVE, "maximum": 1e9, "exclusiveMaximum": True}),
         "gpu_count_min": {"type": "integer", "minimum": 1, "maximum": 8},
         "gpu_count_max": {"type": "integer", "minimum": 1, "maximum": 8},
         "ram_gb_min": {"type": "integer", "minimum": 0, "maximum": 512},
@@ -65,7 +160,8 @@ RANKING = {
                 "enum": ["gen4_x1", "gen5_x1", "gen4_raid0_x4", "gen5_aic_x4"],
             },
         },
-        "sort": {"type": "string", "enum": list(SORT_FIELDS)},
+        "sort": {"type": "string", "enum": list(dict.fromkeys((*SORT_FIELDS, *INFER_SORT_FIELDS)))},
+        "systems": {"type": "boolean", "description": "inference: rank whole systems too"},
     },
 }
 PART_LINE = {
@@ -78,24 +174,30 @@ PART_LINE = {
 }
 
 
-def _form(key: str, schema: dict[str, Any], title: str) -> dict[str, Any]:
+ANY_WORKLOAD = {"oneOf": [TRAIN_WORKLOAD, INFER_WORKLOAD]}
+
+
+def _form(
+    key: str, schema: dict[str, Any], title: str, workload: dict[str, Any] = ANY_WORKLOAD
+) -> dict[str, Any]:
     return {
         "title": title,
         "type": "object",
         "required": ["workload", key],
-        "properties": {"workload": TRAIN_WORKLOAD, key: schema},
+        "properties": {"workload": workload, key: schema},
     }
 
 
 SIMULATE_REQUEST: dict[str, Any] = {
     "oneOf": [
-        _form("hardware", HARDWARE, "Inline hardware"),
+        _form("hardware", HARDWARE, "Inline hardware, training", TRAIN_WORKLOAD),
+        _form("hardware", INFER_HARDWARE, "Inline hardware, inference", INFER_WORKLOAD),
         _form("build_id", {"type": "integer", "minimum": 1}, "Catalog build"),
         _form(
             "parts",
             {"type": "array", "minItems": 1, "maxItems": 32, "items": PART_LINE},
             "Catalog parts",
         ),
-        _form("ranking", RANKING, "Ranking"),
+        _form("ranking", _optional(RANKING), "Ranking"),
     ]
 }

@@ -67,12 +67,12 @@ def test_a_staff_token_adds_the_observation_and_logs_the_change() -> None:
 def test_a_staff_post_for_an_unknown_part_is_400_naming_the_field() -> None:
     response = token_client(is_staff=True).post(URL, {**BODY, "part": "nope"}, format="json")
     assert response.status_code == 400
-    assert "part" in response.json()
+    assert "part" in response.json()["errors"]
     assert nothing_changed()
 
 
 def test_a_staff_post_with_a_zero_amount_is_400() -> None:
     response = token_client(is_staff=True).post(URL, {**BODY, "amount": "0"}, format="json")
     assert response.status_code == 400
-    assert "amount" in response.json()
+    assert "amount" in response.json()["errors"]
     assert nothing_changed()
