@@ -1,5 +1,6 @@
 """Output shapes of the simulator API (input is validated by the engine's request parser)."""
 
+import math
 from typing import Any
 
 from django.urls import reverse
@@ -65,6 +66,16 @@ RANKING_QUERY_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
+class FiniteFloatField(serializers.FloatField):
+    """DRF's FloatField lets "nan" through (NaN compares false with either bound)."""
+
+    def to_internal_value(self, data: Any) -> float:
+        value = super().to_internal_value(data)
+        if not math.isfinite(value):
+            self.fail("invalid")
+        return value
+
+
 class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
     """Query of GET /api/rankings; the workload part is validated again by the engine.
     `kind=infer` ranks serving speed: `quant` is then an inference type (GGUF, FP8, ...),
@@ -82,7 +93,7 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
     tokens = serializers.IntegerField(default=50_000_000, min_value=1, max_value=10**13)
     mode = serializers.ChoiceField(choices=("reference", "refined"), default="reference")
     placement = serializers.ChoiceField(choices=(AUTO, *PLACEMENTS), default=AUTO)
-    budget = serializers.FloatField(required=False, min_value=1.0, max_value=1e9)
+    budget = FiniteFloatField(required=False, min_value=1.0, max_value=1e9)
     sort = serializers.ChoiceField(
         choices=tuple(dict.fromkeys((*SORT_FIELDS, *INFER_SORT_FIELDS))), required=False
     )

@@ -11,7 +11,9 @@ The workload is training's or inference's (`"kind": "infer"`). An inference work
 fastest on that hardware (simulator.placement_search); the stored input names the winner.
 """
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
@@ -40,9 +42,43 @@ def _cost_summary(build: dict[str, Any], result: dict[str, Any]) -> dict[str, An
     return {**build, "usd_per_tokens_per_s": build["price_usd"] / result["best"]["tokens_per_s"]}
 
 
+def _non_finite_path(value: object, path: str = "result") -> str | None:
+    """The first number in `value` that JSON cannot hold (inf, nan), by its dotted path."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict | list):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            found = _non_finite_path(item, f"{path}.{key}")
+            if found is not None:
+                return found
+    return None
+
+
+def _out_of_range(detail: str) -> EngineInputError:
+    return EngineInputError(
+        field="request", message=f"these inputs are outside what the model can compute ({detail})"
+    )
+
+
+@contextmanager
+def _computable() -> Iterator[None]:
+    """Inputs at the edge of what the parser allows (a TFLOPS of 5e-324, 1e308 GB of RAM)
+    overflow or leave no split to pick: that is the client's error (400), not a crash."""
+    try:
+        yield
+    except (ArithmeticError, StopIteration) as exc:
+        raise _out_of_range(type(exc).__name__) from exc
+
+
 def simulation_single_compute(body: dict[str, Any]) -> dict[str, Any]:
     """The engine's full result, plus cost figures when the body names a priced build."""
-    result = result_to_json(simulate(parse_any_request(body)))
+    with _computable():
+        result = result_to_json(simulate(parse_any_request(body)))
+    # JSON (and PostgreSQL) have no infinity: a non-finite result is refused too.
+    overflow = _non_finite_path(result)
+    if overflow is not None:
+        raise _out_of_range(f"{overflow} is not finite")
     if body.get("placements_tried") is not None:
         result["placements_tried"] = body["placements_tried"]
     build = body.get("build")
@@ -65,7 +101,8 @@ def _normalized(body: Mapping[str, Any]) -> dict[str, Any]:
     """The request with defaults filled in; "auto" placement replaced by the winner."""
     if not _is_auto_inference(body):
         return request_to_json(parse_any_request(body))
-    search = placement_search(workload=body["workload"], hardware=body["hardware"])
+    with _computable():
+        search = placement_search(workload=body["workload"], hardware=body["hardware"])
     if search.best is None:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in search.tried.items())
         raise EngineInputError(
@@ -85,7 +122,7 @@ def simulation_single_run(
     normalized = _normalized(body)
     if build is not None:
         normalized["build"] = build
-    run, _ = simulation_run_get_or_create(
+    run, created = simulation_run_get_or_create(
         kind=RunKind.SINGLE,
         body=normalized,
         engine_version=ENGINE_VERSION,
@@ -93,7 +130,14 @@ def simulation_single_run(
         price_epoch="",
         prices_observed_on=prices_observed_on,
     )
-    return simulation_run_execute_inline(run=run, compute=simulation_single_compute)
+    try:
+        return simulation_run_execute_inline(run=run, compute=simulation_single_compute)
+    except EngineInputError:
+        # Refused input (a model that fits nowhere, NVFP4 without FP4 cores) is answered
+        # 400; it is not a run to keep, or every refused request would add a row.
+        if created:
+            run.delete()
+        raise
 
 
 def _priced_parts(lines: list[tuple[Part, int]]) -> list[dict[str, Any]]:
