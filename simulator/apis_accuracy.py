@@ -102,7 +102,9 @@ class MeasurementInputSerializer(serializers.Serializer[dict[str, Any]]):
     metric = serializers.CharField(max_length=200, default="throughput")
     value = serializers.FloatField(help_text=f"the measured figure, > 0 and ≤ {MAX_VALUE:g}")
     unit = serializers.ChoiceField(choices=UNITS)
-    source_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
+    source_url = serializers.URLField(
+        max_length=500, help_text="where the figure and its output are published (http/https)"
+    )
     command = serializers.CharField(max_length=4000, help_text="the command you ran")
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:

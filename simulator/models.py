@@ -2,6 +2,7 @@
 Celery only carries run ids."""
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -160,3 +161,9 @@ class Measurement(models.Model):
     @property
     def abs_error(self) -> float | None:
         return None if self.signed_error is None else abs(self.signed_error)
+
+    def as_corpus_row(self) -> dict[str, Any]:
+        """The row in the corpus file's shape (what the engine reads)."""
+        columns = ("category", "engine", "hardware", "model", "quant", "workload", "metric",
+                   "value", "unit", "source")  # fmt: skip
+        return {**self.extra, "id": self.row_id, **{name: getattr(self, name) for name in columns}}

@@ -22,10 +22,11 @@ from django.utils import timezone
 
 import simulator.engine
 from simulator.engine import ENGINE_VERSION
-from simulator.engine.accuracy.corpus import MeasurementRow, read_corpus_file, rows_from_corpus
+from simulator.engine.accuracy.corpus import read_corpus_file, row_from_json, rows_from_corpus
 from simulator.engine.accuracy.fit import fit_shipped
-from simulator.engine.accuracy.predict import Prediction, predict_all
+from simulator.engine.accuracy.predict import Prediction, predict_row
 from simulator.engine.efficiency import efficiency_to_json, load_efficiency
+from simulator.engine.errors import EngineInputError
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 
 # The columns of a corpus row; any other key of the row is kept in `extra`.
@@ -136,21 +137,18 @@ def prediction_version() -> str:
     return f"{ENGINE_VERSION}+{_efficiency_fingerprint(table)}"
 
 
-def measurement_row(measurement: Measurement) -> MeasurementRow:
-    """The engine's view of a stored row."""
-    return MeasurementRow(
-        id=measurement.row_id,
-        category=measurement.category,
-        engine=measurement.engine,
-        hardware=measurement.hardware,
-        model=measurement.model,
-        quant=measurement.quant,
-        workload=measurement.workload,
-        metric=measurement.metric,
-        value=measurement.value,
-        unit=measurement.unit,
-        source_url=measurement.source_url,
-    )
+def measurement_prediction(measurement: Measurement) -> Prediction:
+    """The engine's prediction of a stored row (read as the engine reads corpus rows); a row
+    the engine cannot read is not modeled, with the reason."""
+    try:
+        row = row_from_json(measurement.as_corpus_row(), measurement.row_id)
+    except EngineInputError as error:
+        return Prediction(
+            row_id=measurement.row_id, category=measurement.category, modeled=False,
+            measured=measurement.value, unit=measurement.unit, predicted=None,
+            signed_error=None, reason=f"the row cannot be read: {error.field}: {error.message}",
+        )  # fmt: skip
+    return predict_row(row, load_efficiency())
 
 
 def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = None) -> int:
@@ -165,7 +163,7 @@ def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = Non
     stale = list(rows)
     if not stale:
         return 0
-    predictions = predict_all(tuple(measurement_row(m) for m in stale))
+    predictions = [measurement_prediction(m) for m in stale]
     now = timezone.now()
     for measurement, prediction in zip(stale, predictions, strict=True):
         _store_prediction(measurement, prediction, version=version, now=now)

@@ -99,12 +99,13 @@ def test_bad_input_is_a_400_naming_the_field(field: str, value: object) -> None:
     assert not Measurement.objects.exists()
 
 
-def test_a_missing_field_is_named() -> None:
+@pytest.mark.parametrize("field", ["command", "source_url", "value", "hardware"])
+def test_a_missing_field_is_named(field: str) -> None:
     client, _ = user_client()
-    body = {k: v for k, v in BODY.items() if k != "command"}
+    body = {k: v for k, v in BODY.items() if k != field}
     response = client.post(URL, body, format="json")
     assert response.status_code == 400
-    assert "command" in response.json()["errors"]
+    assert set(response.json()["errors"]) == {field}
 
 
 def test_a_literal_nan_in_the_json_is_a_400_and_stores_nothing() -> None:
