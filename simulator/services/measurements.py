@@ -69,7 +69,8 @@ def _corpus_fields(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
     """Create or update one accepted corpus row per row of `data` (the shipped corpus by
-    default), then predict them. Idempotent; returns the number of corpus rows."""
+    default), then predict every accepted row again. Idempotent; returns the number of corpus
+    rows."""
     data = corpus_data() if data is None else data
     rows_from_corpus(data)  # validates every row; EngineInputError names the field at fault
     rows = data["rows"]
@@ -82,7 +83,8 @@ def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
             Measurement.objects.update_or_create(
                 row_id=row["id"], defaults={**fields, "prediction_version": ""}
             )
-    measurements_predict()
+    # Every corpus row, not only stale ones: new engine code may keep the engine's version.
+    measurements_predict(force=True)
     return len(rows)
 
 
@@ -151,39 +153,37 @@ def measurement_prediction(measurement: Measurement) -> Prediction:
     return predict_row(row, load_efficiency())
 
 
+PREDICTION_FIELDS = ("modeled", "predicted", "signed_error", "reason", "prediction_version")
+
+
 def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = None) -> int:
     """(Re)compute the stored prediction of accepted rows whose prediction is missing or
-    stale (all of them with `force`); returns how many were computed."""
+    stale (all of them with `force`: the engine's code may change without its version).
+    Rows whose prediction did not change are left alone; returns how many were computed."""
     version = prediction_version()
     rows = Measurement.objects.filter(status=MeasurementStatus.ACCEPTED)
     if ids is not None:
         rows = rows.filter(pk__in=list(ids))
     if not force:
         rows = rows.exclude(prediction_version=version)
-    stale = list(rows)
-    if not stale:
-        return 0
-    predictions = [measurement_prediction(m) for m in stale]
+    computed = list(rows)
     now = timezone.now()
-    for measurement, prediction in zip(stale, predictions, strict=True):
-        _store_prediction(measurement, prediction, version=version, now=now)
-    fields = ["modeled", "predicted", "signed_error", "reason", "prediction_version",
-              "predicted_at", "updated_at"]  # fmt: skip
-    for measurement in stale:
-        measurement.updated_at = now
-    Measurement.objects.bulk_update(stale, fields)
-    return len(stale)
+    changed = [m for m in computed if _store_prediction(m, measurement_prediction(m), version)]
+    for measurement in changed:
+        measurement.predicted_at = measurement.updated_at = now
+    fields = [*PREDICTION_FIELDS, "predicted_at", "updated_at"]
+    Measurement.objects.bulk_update(changed, fields)
+    return len(computed)
 
 
-def _store_prediction(
-    measurement: Measurement, prediction: Prediction, *, version: str, now: Any
-) -> None:
-    measurement.modeled = prediction.modeled
-    measurement.predicted = prediction.predicted
-    measurement.signed_error = prediction.signed_error
-    measurement.reason = prediction.reason
-    measurement.prediction_version = version
-    measurement.predicted_at = now
+def _store_prediction(measurement: Measurement, prediction: Prediction, version: str) -> bool:
+    """Set the row's prediction fields; whether any of them changed."""
+    values = (prediction.modeled, prediction.predicted, prediction.signed_error,
+              prediction.reason, version)  # fmt: skip
+    before = tuple(getattr(measurement, name) for name in PREDICTION_FIELDS)
+    for name, value in zip(PREDICTION_FIELDS, values, strict=True):
+        setattr(measurement, name, value)
+    return before != values
 
 
 def efficiency_fit_write(*, path: Path | None = None) -> Path:
