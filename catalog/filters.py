@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import django_filters
 from django import forms
 from django.db import models
+from django.http import QueryDict
 
 from catalog.models import (
     Case,
@@ -21,10 +25,22 @@ from catalog.models import (
 )
 
 
+class StrictIntegerField(forms.IntegerField):
+    """Django's field reads "1.0" as 1; the schema says integer, so digits only."""
+
+    def to_python(self, value: Any) -> int | None:
+        if value not in self.empty_values and not INTEGER_TEXT.fullmatch(str(value).strip()):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
 class IntegerFilter(django_filters.NumberFilter):  # type: ignore[misc]
     """Integer columns filter by integers (the schema says integer): "1.5" is a 400."""
 
-    field_class = forms.IntegerField
+    field_class = StrictIntegerField
+
+
+INTEGER_TEXT = re.compile(r"[+-]?\d+")
 
 
 class StrictBooleanField(forms.NullBooleanField):
@@ -59,6 +75,17 @@ class CatalogFilterSet(django_filters.FilterSet):  # type: ignore[misc]
         **{column: {"filter_class": IntegerFilter} for column in INTEGER_COLUMNS},
         models.BooleanField: {"filter_class": StrictBooleanFilter},
     }
+
+    def is_valid(self) -> bool:
+        """A parameter given twice is refused: Django would keep the last value silently."""
+        valid = bool(super().is_valid())
+        if not isinstance(self.data, QueryDict):
+            return valid
+        for name in self.filters:
+            if len(self.data.getlist(name)) > 1:
+                self.form.add_error(name, "give this parameter once")
+                valid = False
+        return valid
 
 
 class PartFilter(CatalogFilterSet):

@@ -29,6 +29,8 @@ _DESCRIPTIONS = {
 _METHODS = ("get", "post", "put", "patch", "delete")
 # django-filter's NumberFilter refuses numbers above 1e50 (django_filters.filters).
 NUMBER_FILTER_MAX = 1e50
+# Django's form fields refuse the NUL character in text.
+NO_NUL_PATTERN = "^[^\\x00]*$"
 
 
 def _error_response(code: str) -> dict[str, Any]:
@@ -49,9 +51,12 @@ def _codes_for(method: str, operation: dict[str, Any]) -> list[str]:
     return codes
 
 
-def _cap_number(schema: dict[str, Any]) -> None:
+def _query_limits(schema: dict[str, Any]) -> None:
+    """What Django refuses in any query value, said in the schema."""
     if schema.get("type") == "number":
         schema["maximum"] = min(schema.get("maximum", NUMBER_FILTER_MAX), NUMBER_FILTER_MAX)
+    if schema.get("type") == "string" and "enum" not in schema and "format" not in schema:
+        schema.setdefault("pattern", NO_NUL_PATTERN)
 
 
 def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -69,7 +74,7 @@ def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]
                 if parameter.get("in") == "query":
                     # An empty query value means "not given": the default applies.
                     parameter["allowEmptyValue"] = True
-                    _cap_number(parameter.get("schema", {}))
+                    _query_limits(parameter.get("schema", {}))
             if method == "get" and operation.get("security") and {} not in operation["security"]:
                 # Every read of this API is public; credentials are optional there.
                 operation["security"].append({})

@@ -19,6 +19,7 @@ urlpatterns = [
     ),
     path("api/", include("catalog.urls")),
     path("api/", include("simulator.urls")),
-    re_path(r"^api/(?P<path>.*)$", views.api_not_found),
+    # [\s\S]: a path with an encoded newline is an API path too (JSON 404, not HTML).
+    re_path(r"^api/(?P<path>[\s\S]*)$", views.api_not_found),
     path("", include("frontend.urls")),
 ]
