@@ -49,6 +49,10 @@ class MeasurementAdmin(ModelAdmin):
         count = measurements_predict(force=True, ids=ids)
         self.message_user(request, f"Predicted {count} accepted measurement(s).", messages.INFO)
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Rows come from the shipped corpus (measurements_load) or users (POST /api/measurements).
+        return False
+
     def save_model(self, request: HttpRequest, obj: Measurement, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         # An edited accepted row (value, hardware, …) is predicted again.

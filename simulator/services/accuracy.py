@@ -111,7 +111,7 @@ def accuracy_view_get() -> AccuracyView:
         title=str(corpus.get("title", "")),
         assembled=str(corpus.get("assembled", "")),
         report=report,
-        rows=list(measurement_accepted_list().select_related(None)),
+        rows=list(measurement_accepted_list()),
     )
 
 

@@ -58,3 +58,7 @@ def test_rejecting_keeps_the_row_out_of_the_report(corpus: int) -> None:
     assert row.predicted is None
     ids = {r["id"] for r in Client().get("/api/accuracy").json()["rows"]}
     assert row.row_id not in ids
+
+
+def test_measurements_are_not_added_by_hand(db: None) -> None:
+    assert staff_client().get(f"{CHANGELIST}add/").status_code == 403

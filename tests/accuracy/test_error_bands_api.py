@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from simulator.engine.accuracy.report import band_category, error_band
 from simulator.engine.infer_request import GPU_MEM_GBPS
 from simulator.services.accuracy import accuracy_report_get
+from tests.catalog.factories import UserFactory
 from tests.frontend.conftest import GLM, ranking_compute
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +26,10 @@ def expected_band(category: str) -> float | None:
 
 
 def simulate(body: dict[str, Any]) -> dict[str, Any]:
-    response = APIClient().post("/api/simulate", body, format="json")
+    # Signed in: the anonymous rate limit is left to the tests of throttling.
+    client = APIClient()
+    client.force_authenticate(UserFactory.create())
+    response = client.post("/api/simulate", body, format="json")
     assert response.status_code == 200, response.json()
     result: dict[str, Any] = response.json()["result"]
     return result
