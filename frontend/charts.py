@@ -247,3 +247,28 @@ def _part_rows(results: list[Result]) -> list[dict[str, Any]]:
             {"label": kind.replace("_", " "), "cells": cells, "differs": len(set(cells)) > 1}
         )
     return rows
+
+
+# --- accuracy (issue 9) ---------------------------------------------------------------------
+# Axis margins of the predicted-vs-measured chart: a factor below and above the data.
+ACCURACY_AXIS_MARGIN = 1.5
+
+
+def accuracy_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Points (measured, predicted) of the modeled rows, one series per category, and the
+    range the log axes span (both axes alike, so parity is the diagonal)."""
+    categories: dict[str, dict[str, Any]] = {}
+    values: list[float] = []
+    for row in rows:
+        if not row["modeled"] or row["predicted"] is None:
+            continue
+        series = categories.setdefault(
+            row["category"], {"label": row["category_label"], "points": []}
+        )
+        series["points"].append(
+            {"x": row["measured"], "y": row["predicted"], "id": row["id"], "unit": row["unit"]}
+        )
+        values += [row["measured"], row["predicted"]]
+    low = min(values, default=1.0) / ACCURACY_AXIS_MARGIN
+    high = max(values, default=10.0) * ACCURACY_AXIS_MARGIN
+    return {"categories": list(categories.values()), "min": low, "max": high}

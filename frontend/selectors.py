@@ -26,6 +26,7 @@ from simulator.engine.request import parse_request
 from simulator.engine.simulate import simulate
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
+from simulator.services.accuracy import accuracy_view_get, category_label, ranking_rows_banded
 from simulator.services.rankings import ranking_view
 
 # Fitting does not depend on link speeds; any figure does.
@@ -115,11 +116,11 @@ def ranking_page(
         {"x": r["price_usd"], "y": r["tokens_per_s"], "name": r["name"], "pareto": r["pareto"]}
         for r in rows
     ]
+    workload = view["workload"]
     table = [
         {**row, "rank": i, "parts_query": _parts_query(row["parts"])}
-        for i, row in enumerate(rows[:limit], start=1)
+        for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=workload), start=1)
     ]
-    workload = view["workload"]
     keys = ("model", "quant", "seq_len", "tokens", "mode")
     workload_query = urlencode({k: workload[k] for k in keys if workload.get(k) is not None})
     return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table),
@@ -194,3 +195,21 @@ def part_price_points(*, part: Part) -> dict[str, Any]:
         if not obs.withdrawn and obs.currency == "USD"
     ]
     return {"history": history, "points": points}
+
+
+# --- accuracy -----------------------------------------------------------------------------
+def accuracy_page() -> dict[str, Any]:
+    """The accuracy report shaped for the page: overall figures, categories and rows."""
+    view = accuracy_view_get()
+    rows = [
+        {"id": m.row_id, "category": m.category, "category_label": category_label(m.category),
+         "hardware": m.hardware, "model": m.model, "quant": m.quant, "engine": m.engine,
+         "workload": m.workload, "measured": m.value, "predicted": m.predicted,
+         "signed_error": m.signed_error, "unit": m.unit, "modeled": m.modeled,
+         "reason": m.reason, "source_url": m.source_url, "origin": m.origin}
+        for m in view.rows
+    ]  # fmt: skip
+    categories = [
+        {"stats": stats, "label": category_label(stats.category)} for stats in view.categories
+    ]
+    return {"view": view, "report": view.report, "rows": rows, "categories": categories}

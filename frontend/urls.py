@@ -15,4 +15,5 @@ urlpatterns = [
     path("catalog/", views.catalog, name="catalog"),
     path("catalog/parts/<slug:slug>/", views.part_detail, name="part-detail"),
     path("api-guide/", views.api_guide, name="api-guide"),
+    path("accuracy/", views.accuracy, name="accuracy"),
 ]

@@ -28,6 +28,7 @@ from frontend.forms import (
     with_defaults,
 )
 from frontend.selectors import (
+    accuracy_page,
     build_choice_list,
     build_get,
     catalog_kind_table,
@@ -41,6 +42,7 @@ from frontend.services import build_simulate, ranking_request
 from simulator.engine.errors import EngineInputError
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
+from simulator.services.accuracy import result_error_band
 from simulator.services.runs import QueueFullError
 
 TABLE_ROWS = 50
@@ -155,6 +157,7 @@ def _report(result: dict[str, Any], refined: dict[str, Any]) -> dict[str, Any]:
         "timeline": charts.timeline_chart(refined),
         "refined_best": refined["best"],
         "explanation": charts.explanation(result),
+        "error_band": result_error_band(result),
     }
 
 
@@ -220,6 +223,7 @@ def compare(request: HttpRequest) -> HttpResponse:
                 for slug in form.cleaned_data["builds"]
             ]  # fmt: skip
             context["comparison"] = charts.comparison([run.result or {} for run in runs])
+            context["bands"] = [result_error_band(run.result or {}) for run in runs]
         except EngineInputError as exc:
             engine_error_add(form, exc)
     template = _partial(request, "frontend/compare.html", "frontend/_compare.html")
@@ -288,3 +292,12 @@ def part_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def api_guide(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/api.html")
+
+
+# --- accuracy ---------------------------------------------------------------------------
+@require_GET
+def accuracy(request: HttpRequest) -> HttpResponse:
+    """Predictions against published measurements: scatter, per-category errors, rows."""
+    page = accuracy_page()
+    context = {**page, "chart": charts.accuracy_chart(page["rows"])}
+    return render(request, "frontend/accuracy.html", context)

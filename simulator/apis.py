@@ -20,6 +20,7 @@ from simulator.serializers import (
     RankingQuerySerializer,
     SimulationRunOutputSerializer,
 )
+from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
 from simulator.services.rankings import ranking_create, ranking_view
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import simulation_request_submit
@@ -61,10 +62,17 @@ class SimulateApi(APIView):
             return engine_error_response(exc)
         except QueueFullError as exc:
             return queue_full_response(exc)
-        data = SimulationRunOutputSerializer(run, context={"request": request}).data
+        data = run_output(run, request)
         if run.kind == RunKind.SINGLE:
             return Response(data, status=status.HTTP_200_OK)
         return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+def run_output(run: SimulationRun, request: Request) -> dict[str, Any]:
+    """A run as the API shows it: its result's speeds carry their error bands."""
+    data = dict(SimulationRunOutputSerializer(run, context={"request": request}).data)
+    data["result"] = simulation_result_banded(data["result"])
+    return data
 
 
 def queue_full_response(exc: QueueFullError) -> Response:
@@ -122,6 +130,7 @@ class RankingListApi(APIView):
         if run.status != RunStatus.DONE:
             return Response(run_data, status=status.HTTP_202_ACCEPTED)
         view = ranking_view(run=run, budget_usd=q.get("budget"), sort=q["sort"], limit=q["limit"])
+        view["rows"] = ranking_rows_banded(view["rows"], workload=view["workload"])
         return Response({"run_url": run_data["url"], **view})
 
 
@@ -134,4 +143,4 @@ class SimulationRunDetailApi(APIView):
     )
     def get(self, request: Request, run_id: UUID) -> Response:
         run = get_object_or_404(SimulationRun, pk=run_id)
-        return Response(SimulationRunOutputSerializer(run, context={"request": request}).data)
+        return Response(run_output(run, request))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from simulator import apis
+from simulator import apis, apis_accuracy
 
 app_name = "simulator"
 urlpatterns = [
@@ -11,4 +11,6 @@ urlpatterns = [
         apis.SimulationRunDetailApi.as_view(),
         name="simulation-detail",
     ),
+    path("accuracy", apis_accuracy.AccuracyApi.as_view(), name="accuracy"),
+    path("measurements", apis_accuracy.MeasurementCreateApi.as_view(), name="measurement-create"),
 ]

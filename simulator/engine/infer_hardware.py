@@ -97,16 +97,19 @@ class InferHardware:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Device:
-    """One place weights live: its class, read bandwidth (bytes/s), peak FLOPS and bytes."""
+    """One place weights live: its class, read bandwidth (bytes/s), peak FLOPS and bytes.
+    `constants`: the runtime's efficiencies on this class (efficiency.py); None → the
+    class defaults."""
 
     location: str
     bandwidth_bps: float
     peak_flops: float
     capacity_bytes: float
+    constants: DeviceClass | None = None
 
     @property
     def device_class(self) -> DeviceClass:
-        return DEVICE_CLASSES[self.location]
+        return self.constants or DEVICE_CLASSES[self.location]
 
 
 # Apple caps what the GPU may wire at ~75 % of unified memory by default (Metal's
@@ -116,7 +119,7 @@ UNIFIED_GPU_FRACTION = 0.75
 GPU_RESERVE_GIB = 1.0
 
 
-def gpu_device(gpu: InferGpu) -> Device:
+def gpu_device(gpu: InferGpu, constants: DeviceClass | None = None) -> Device:
     """Layer split: each token visits the GPUs one after another, so one GPU's bandwidth and
     FLOPS set the pace while their memory adds up."""
     usable = (gpu.vram_gib - GPU_RESERVE_GIB) * gpu.count
@@ -125,22 +128,25 @@ def gpu_device(gpu: InferGpu) -> Device:
         bandwidth_bps=gpu.mem_gbps * GB,
         peak_flops=gpu.tflops * TERA,
         capacity_bytes=max(usable, 0.0) * GIB,
+        constants=constants,
     )
 
 
-def cpu_device(cpu: CpuSpec, ram_gib: float) -> Device:
+def cpu_device(cpu: CpuSpec, ram_gib: float, constants: DeviceClass | None = None) -> Device:
     return Device(
         location=CPU,
         bandwidth_bps=cpu.mem_gbps * GB,
         peak_flops=cpu.peak_flops,
         capacity_bytes=ram_gib * GIB,
+        constants=constants,
     )
 
 
-def unified_device(unified: UnifiedSpec) -> Device:
+def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -> Device:
     return Device(
         location=UNIFIED,
         bandwidth_bps=unified.mem_gbps * GB,
         peak_flops=unified.tflops * TERA,
         capacity_bytes=unified.mem_gib * UNIFIED_GPU_FRACTION * GIB,
+        constants=constants,
     )

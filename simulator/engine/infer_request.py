@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from .efficiency import RUNTIMES, TORCHTUNE
 from .errors import EngineInputError
 from .infer_hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
 from .infer_quant import weight_scheme
@@ -71,7 +72,16 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
         ),
         ubatch=_integer(workload, "ubatch", path, DEFAULT_UBATCH, upper=MAX_CONTEXT),
         offload_from_layer=_optional_integer(workload, "offload_from_layer", path, upper=MAX_LAYER),
+        runtime=_runtime(workload),
     )
+
+
+def _runtime(workload: Mapping[str, object]) -> str | None:
+    """The runtime family whose constants apply; None → the usual one per device class."""
+    if workload.get("runtime") is None:
+        return None
+    inference_runtimes = tuple(r for r in RUNTIMES if r != TORCHTUNE)
+    return _choice(workload, "runtime", "workload", inference_runtimes, inference_runtimes[0])
 
 
 def parse_infer_gpu(value: object, count: int) -> InferGpu:

@@ -58,6 +58,8 @@ def inference_request_to_json(request: InferenceRequest) -> dict[str, Any]:
         "ubatch": int(w.ubatch),
         "offload_from_layer": w.offload_from_layer,
     }
+    if w.runtime is not None:  # only when named, so earlier requests keep their input hash
+        workload["runtime"] = w.runtime
     if request.model_config_json is not None:
         workload["model_config"] = json.loads(request.model_config_json)
     return {"workload": workload, "hardware": _hardware_to_json(request.hardware)}
@@ -76,14 +78,16 @@ def _location_to_json(step: LocationStep) -> dict[str, Any]:
     }
 
 
-def _constants_to_json() -> dict[str, Any]:
+def _constants_to_json(result: InferenceResult) -> dict[str, Any]:
+    """The constants each device class used (the runtime's; every class when not recorded)."""
+    used = {d.location: d.device_class for d in result.devices}
     return {
         name: {
             "bandwidth_efficiency": c.bandwidth_efficiency,
             "flops_efficiency": c.flops_efficiency,
             "layer_overhead_s": c.layer_overhead_s,
         }
-        for name, c in DEVICE_CLASSES.items()
+        for name, c in (used or DEVICE_CLASSES).items()
     }
 
 
@@ -119,7 +123,7 @@ def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
             "link_bytes": float(prefill.link_bytes),
             "link_s": float(prefill.link_s),
         },
-        "device_classes": _constants_to_json(),
+        "device_classes": _constants_to_json(result),
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .decode import DecodeInputs, DecodeStep, decode_step
+from .efficiency import RUNTIMES_COMPUTING_EXPERTS_ON_CPU, Efficiency, load_efficiency
 from .errors import EngineInputError
 from .infer_hardware import (
     CPU,
@@ -48,6 +49,9 @@ class InferWorkload:
     kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
     ubatch: int = DEFAULT_UBATCH
     offload_from_layer: int | None = None  # hybrid: first layer whose experts go to CPU RAM
+    # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
+    # usual one for each device class (efficiency.DEFAULT_RUNTIME).
+    runtime: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,19 +71,29 @@ class InferenceResult:
     max_context: int
     decode: DecodeStep
     prefill: PrefillRun
+    devices: tuple[Device, ...] = ()  # with the constants this result used
 
 
-def devices_for(hardware: InferHardware, placement: str) -> dict[str, Device]:
-    """The devices the placement needs; `EngineInputError` naming the missing part."""
+def devices_for(
+    hardware: InferHardware,
+    placement: str,
+    *,
+    runtime: str | None = None,
+    efficiency: Efficiency | None = None,
+) -> dict[str, Device]:
+    """The devices the placement needs, each with `runtime`'s constants on its class
+    (`efficiency`, default the shipped fit); `EngineInputError` naming a missing part."""
+    table = load_efficiency() if efficiency is None else efficiency
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
     devices: dict[str, Device] = {}
     for location in needs:
+        constants = table.device_class(runtime, location)
         if location == GPU and hardware.gpu is not None:
-            devices[GPU] = gpu_device(hardware.gpu)
+            devices[GPU] = gpu_device(hardware.gpu, constants)
         elif location == CPU and hardware.cpu is not None:
-            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib)
+            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
         elif location == UNIFIED and hardware.unified is not None:
-            devices[UNIFIED] = unified_device(hardware.unified)
+            devices[UNIFIED] = unified_device(hardware.unified, constants)
         else:
             message = f"placement {placement!r} needs a {location} in the hardware"
             raise EngineInputError(field=f"hardware.{location}", message=message)
@@ -100,9 +114,12 @@ def _check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes
             raise EngineInputError(field=CAPACITY_FIELDS[share.location], message=message)
 
 
-def simulate_inference(request: InferenceRequest) -> InferenceResult:
+def simulate_inference(
+    request: InferenceRequest, efficiency: Efficiency | None = None
+) -> InferenceResult:
+    """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
     w, hw = request.workload, request.hardware
-    devices = devices_for(hw, w.placement)
+    devices = devices_for(hw, w.placement, runtime=w.runtime, efficiency=efficiency)
     placement = place(
         model_parts(w.model), w.quant, w.placement, offload_from_layer=w.offload_from_layer
     )
@@ -125,6 +142,7 @@ def simulate_inference(request: InferenceRequest) -> InferenceResult:
         kv_bytes_per_token=per_token,
         kv_cache_bytes=kv_cache,
         max_context=max_context(free, per_token, sequences=w.batch),
+        devices=tuple(devices.values()),
         decode=decode_step(inputs, devices, hw.link_gbps),
         prefill=prefill_run(
             placement,
@@ -133,5 +151,6 @@ def simulate_inference(request: InferenceRequest) -> InferenceResult:
             ubatch=w.ubatch,
             devices=devices,
             link_gbps=hw.link_gbps,
+            experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
         ),
     )

@@ -50,6 +50,13 @@ def prefill_flops(placement: Placement, attention: AttentionShape, tokens: int) 
     return linear + score_flops_per_token_per_position(attention) * parts.num_layers * pairs
 
 
+def offloaded_expert_flops(placement: Placement, tokens: int) -> float:
+    """FLOPs of the routed experts that live in CPU RAM (hybrid), over the whole prompt."""
+    parts = placement.parts
+    per_token = placement.offloaded_expert_layers * parts.experts_per_token * parts.expert
+    return float(FLOPS_PER_MAC * per_token * tokens)
+
+
 def prefill_run(
     placement: Placement,
     attention: AttentionShape,
@@ -58,18 +65,28 @@ def prefill_run(
     ubatch: int,
     devices: dict[str, Device],
     link_gbps: float,
+    experts_compute_on_cpu: bool = False,
 ) -> PrefillRun:
+    """`experts_compute_on_cpu`: hybrid runtimes that run the offloaded experts' prefill GEMMs
+    on the CPU (KTransformers) instead of copying them to the GPU (llama.cpp); the CPU's
+    share then runs after the GPU's at the CPU class's FLOPS efficiency."""
     device = devices[HOME[placement.name]]
     cls = device.device_class
     micro_batches = math.ceil(tokens / ubatch)
     flops = prefill_flops(placement, attention, tokens)
     stored = sum(share.stored_bytes for share in placement.shares)
     offloaded = placement.share(CPU) if placement.name == "hybrid" else None
+    cpu_s = 0.0
+    if offloaded is not None and experts_compute_on_cpu:
+        cpu = devices[CPU]
+        cpu_flops = offloaded_expert_flops(placement, tokens)
+        cpu_s = cpu_flops / (cpu.peak_flops * cpu.device_class.flops_efficiency)
+        flops, stored, offloaded = flops - cpu_flops, stored - offloaded.stored_bytes, None
     link_bytes = micro_batches * offloaded.stored_bytes if offloaded else 0.0
     return PrefillRun(
         tokens=tokens,
         flops=flops,
-        compute_s=flops / (device.peak_flops * cls.flops_efficiency),
+        compute_s=flops / (device.peak_flops * cls.flops_efficiency) + cpu_s,
         weight_read_s=micro_batches * stored / (device.bandwidth_bps * cls.bandwidth_efficiency),
         overhead_s=micro_batches * placement.parts.num_layers * cls.layer_overhead_s,
         link_bytes=link_bytes,

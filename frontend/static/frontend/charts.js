@@ -114,6 +114,31 @@
     },
   };
 
+  // Predicted against measured, log axes, one colour per category; the line is parity.
+  function accuracyLabel(ctx) {
+    const p = ctx.raw;
+    if (!p.id) return `predicted = measured (${Math.round(p.x).toLocaleString()})`;
+    return `${p.id}: measured ${p.x.toLocaleString()} ${p.unit}, predicted ${p.y.toLocaleString()} ${p.unit}`;
+  }
+  builders.accuracy = function (data) {
+    const palette = [...COLORS, "#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939", "#843c39"];
+    const datasets = data.categories.map((c, i) => ({
+      label: c.label, data: c.points, backgroundColor: palette[i % palette.length],
+      borderColor: palette[i % palette.length], pointRadius: 4,
+    }));
+    datasets.push({ label: "predicted = measured", data: [{ x: data.min, y: data.min }, { x: data.max, y: data.max }],
+      showLine: true, pointRadius: 0, borderColor: "#7f7f7f", borderDash: [4, 4], backgroundColor: "#7f7f7f" });
+    const axis = (text) => ({ type: "logarithmic", min: data.min, max: data.max, title: { display: true, text } });
+    return {
+      type: "scatter",
+      data: { datasets },
+      options: {
+        scales: { x: axis("measured"), y: axis("predicted") },
+        plugins: { tooltip: { callbacks: { label: accuracyLabel } } },
+      },
+    };
+  };
+
   function render(root) {
     if (typeof Chart === "undefined") return;
     root.querySelectorAll("canvas[data-chart]").forEach((canvas) => {

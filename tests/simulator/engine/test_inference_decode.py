@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from simulator.engine.decode import distinct_experts
+from simulator.engine.efficiency import load_efficiency
 from simulator.engine.errors import EngineInputError
 from simulator.engine.infer_hardware import (
-    DEVICE_CLASSES,
     GB,
     GIB,
     CpuSpec,
@@ -28,7 +28,8 @@ KV_PER_TOKEN = LAYERS * 2 * KV_HEADS * HEAD_DIM * BF16
 GPU = InferGpu(name="test GPU", vram_gib=80, mem_gbps=2000, tflops=400, pcie_gbps=44)
 CPU = CpuSpec(name="test CPU", cores=32, mem_gbps=400, flops_per_core_cycle=64, ghz=3.0)
 HARDWARE = InferHardware(gpu=GPU, cpu=CPU, ram_gib=512, link_gbps=44)
-GPU_CLASS = DEVICE_CLASSES["gpu"]
+# The shipped constants of the runtime a request without one gets on a GPU (llama.cpp).
+GPU_CLASS = load_efficiency().device_class(None, "gpu")
 
 
 def llama_8b(placement="gpu", *, context=8192, batch=1, prompt=1024, quant="BF16"):

@@ -9,6 +9,7 @@ import statistics
 
 import pytest
 
+from simulator.engine.efficiency import IK_LLAMA_CPP, METAL_MARLIN
 from simulator.engine.infer_hardware import GB, CpuSpec, InferGpu, InferHardware, UnifiedSpec
 from simulator.engine.infer_quant import weight_scheme
 from simulator.engine.inference import InferenceRequest, InferWorkload, simulate_inference
@@ -97,6 +98,7 @@ def seed_003(placement):
         context=SEED_003_CONTEXT,
         prompt_tokens=SEED_003_PROMPT,
         ubatch=SEED_003_UBATCH,
+        runtime=IK_LLAMA_CPP,  # seed 003 runs ik_llama.cpp (its IQ5_K is an ik_llama type)
     )
     return simulate_inference(InferenceRequest(workload=workload, hardware=SEED_003_HARDWARE))
 
@@ -120,6 +122,7 @@ def seed_001():
         quant=weight_scheme(SEED_001_QUANT),
         placement="unified",
         context=SEED_001_CONTEXT,
+        runtime=METAL_MARLIN,  # seed 001's fused trellis kernels: their own runtime family
     )
     return simulate_inference(InferenceRequest(workload=workload, hardware=SEED_001_HARDWARE))
 
@@ -171,9 +174,20 @@ def test_seed_001s_weights_come_within_15_percent_of_its_16_93_gb():
     assert stored / GB == pytest.approx(16.93, rel=0.15)
 
 
-def test_seed_001s_5_4_tok_s_sits_far_below_the_bandwidth_bound_the_engine_predicts():
-    """Not a validation: seed 001's runtime reaches a few % of M4 Max bandwidth (its own fused
-    kernel moves 2048×1536 3-bit weights, 1.2 MB, in 2.8 ms: 0.4 GB/s). The engine predicts
-    what a bandwidth-bound runtime reaches, and says so (docs/model.md, "Inference")."""
-    predicted = seed_001().decode.tokens_per_s
-    assert predicted > 5.4 * 5
+def test_seed_001s_decode_is_within_35_percent_with_its_runtime_constant():
+    """Seed 001 runs the Metal Marlin trellis kernels, a runtime family of its own (issue 9:
+    one constant per runtime and device class). Its unified-class constant is fitted on this
+    one measurement (data/measurements/seeds.json, S001), so this pins the fit, not a
+    prediction; llama.cpp on Apple silicon keeps its own constant (corpus rows H021–H031)."""
+    assert seed_001().decode.tokens_per_s == pytest.approx(5.4, rel=EVERY_ROW_RTOL)
+
+
+def test_llama_cpp_on_the_same_m4_max_is_several_times_faster_than_seed_001s_runtime():
+    metal = InferWorkload(
+        model=load_model("glm-4.7-flash"),
+        quant=weight_scheme(SEED_001_QUANT),
+        placement="unified",
+        context=SEED_001_CONTEXT,
+    )
+    request = InferenceRequest(workload=metal, hardware=SEED_001_HARDWARE)
+    assert simulate_inference(request).decode.tokens_per_s > 5 * seed_001().decode.tokens_per_s

@@ -1,0 +1,153 @@
+"""GET /api/accuracy (public) and POST /api/measurements (signed-in users): thin views over
+simulator.services.accuracy and simulator.services.measurements."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from simulator.apis import field_errors_response
+from simulator.models import Measurement
+from simulator.serializers import ErrorSerializer
+from simulator.services.accuracy import accuracy_view_get
+from simulator.services.measurements import corpus_categories, measurement_submit
+
+# The largest figure a submission may claim (tokens/s or tokens): far above any machine's.
+MAX_VALUE = 1e7
+MAX_JSON_CHARS = 4000
+UNITS = ("tok/s", "tokens")
+
+
+class CategoryStatsSerializer(serializers.Serializer[Any]):
+    category = serializers.CharField()
+    modeled = serializers.IntegerField(help_text="rows predicted")
+    not_modeled = serializers.IntegerField(help_text="rows listed with the reason")
+    median_abs_error = serializers.FloatField(
+        allow_null=True, help_text="median |predicted / measured − 1| of the modeled rows"
+    )
+    worst_abs_error = serializers.FloatField(allow_null=True)
+    worst_row_id = serializers.CharField(allow_null=True)
+
+
+class AccuracyRowSerializer(serializers.Serializer[Measurement]):
+    id = serializers.CharField(source="row_id")
+    category = serializers.CharField()
+    origin = serializers.CharField()
+    engine = serializers.CharField()
+    hardware = serializers.JSONField()
+    model = serializers.CharField()
+    quant = serializers.CharField()
+    workload = serializers.JSONField()
+    metric = serializers.CharField()
+    measured = serializers.FloatField(source="value")
+    predicted = serializers.FloatField(allow_null=True)
+    signed_error = serializers.FloatField(
+        allow_null=True, help_text="predicted / measured − 1; null when not modeled"
+    )
+    unit = serializers.CharField()
+    modeled = serializers.BooleanField()
+    reason = serializers.CharField(help_text="how the row was predicted, or why it was not")
+    source_url = serializers.CharField()
+
+
+class AccuracyOutputSerializer(serializers.Serializer[Any]):
+    corpus_title = serializers.CharField(source="title")
+    corpus_assembled = serializers.CharField(source="assembled", help_text="ISO date")
+    median_abs_error = serializers.FloatField(source="report.median_abs_error", allow_null=True)
+    worst_ratio = serializers.FloatField(
+        source="report.worst_ratio",
+        allow_null=True,
+        help_text="max(predicted/measured, measured/predicted) over modeled rows",
+    )
+    targets_met = serializers.BooleanField(source="report.targets_met")
+    misses = serializers.ListField(child=serializers.CharField(), source="report.misses")
+    categories = CategoryStatsSerializer(many=True)
+    rows = AccuracyRowSerializer(many=True)
+
+
+class AccuracyApi(APIView):
+    """Predictions against published measurements: overall and per-category error, and
+    every accepted row with its source."""
+
+    permission_classes = (AllowAny,)
+
+    @extend_schema(operation_id="accuracy_retrieve", responses={200: AccuracyOutputSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(AccuracyOutputSerializer(accuracy_view_get()).data)
+
+
+def _json_object(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict) or not value:
+        raise serializers.ValidationError("must be a non-empty JSON object")
+    if len(json.dumps(value)) > MAX_JSON_CHARS:
+        raise serializers.ValidationError(f"must be at most {MAX_JSON_CHARS} characters as JSON")
+    return value
+
+
+class MeasurementInputSerializer(serializers.Serializer[dict[str, Any]]):
+    category = serializers.ChoiceField(choices=())
+    engine = serializers.CharField(max_length=200, help_text="software and version you ran")
+    hardware = serializers.JSONField(help_text='e.g. {"gpu": "RTX 4090 24GB", "gpu_count": 1}')
+    model = serializers.CharField(max_length=200)
+    quant = serializers.CharField(max_length=100)
+    workload = serializers.JSONField(help_text='e.g. {"phase": "decode", "test": "tg128"}')
+    metric = serializers.CharField(max_length=200, default="throughput")
+    value = serializers.FloatField(help_text=f"the measured figure, > 0 and ≤ {MAX_VALUE:g}")
+    unit = serializers.ChoiceField(choices=UNITS)
+    source_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
+    command = serializers.CharField(max_length=4000, help_text="the command you ran")
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["category"] = serializers.ChoiceField(choices=corpus_categories())
+        return fields
+
+    def validate_hardware(self, value: Any) -> dict[str, Any]:
+        return _json_object(value)
+
+    def validate_workload(self, value: Any) -> dict[str, Any]:
+        return _json_object(value)
+
+    def validate_value(self, value: float) -> float:
+        if not math.isfinite(value) or not 0 < value <= MAX_VALUE:
+            raise serializers.ValidationError(f"must be a finite number > 0 and ≤ {MAX_VALUE:g}")
+        return value
+
+
+class MeasurementOutputSerializer(serializers.ModelSerializer[Measurement]):
+    id = serializers.CharField(source="row_id", read_only=True)
+
+    class Meta:
+        model = Measurement
+        fields = ("id", "status", "category", "engine", "hardware", "model", "quant", "workload",
+                  "metric", "value", "unit", "source_url", "command", "created_at")  # fmt: skip
+        read_only_fields = fields
+
+
+class MeasurementCreateApi(APIView):
+    """Submit a measurement of your own. It is stored pending and joins the accuracy report
+    only once staff accept it in the admin."""
+
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="measurements_create",
+        request=MeasurementInputSerializer,
+        responses={201: MeasurementOutputSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = MeasurementInputSerializer(data=request.data)
+        if not serializer.is_valid():
+            return field_errors_response(serializer.errors)
+        measurement = measurement_submit(submitter=request.user, fields=serializer.validated_data)
+        return Response(
+            MeasurementOutputSerializer(measurement).data, status=status.HTTP_201_CREATED
+        )

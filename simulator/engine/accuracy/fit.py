@@ -1,0 +1,164 @@
+"""Fit the efficiency constants on the corpus: `python -m simulator.engine.accuracy.fit`
+rewrites `data/efficiency.json` (add `--check` to only compare with the shipped file).
+
+Each (runtime, device class) key has up to three constants (bandwidth and FLOPS efficiency,
+per-layer overhead). Coordinate descent over fixed grids minimizes, over the rows whose
+prediction uses the key, the sum of squared log errors plus a weak pull towards the prior
+(so a constant no row is sensitive to stays at its prior). Grids, order and tie-breaks are
+fixed, so the fit is deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from importlib import resources
+
+from ..efficiency import (
+    DEFAULT_RUNTIME,
+    PRIOR_EFFICIENCY,
+    TRAIN,
+    Efficiency,
+    efficiency_to_json,
+)
+from ..errors import EngineInputError
+from .corpus import MeasurementRow, load_corpus, load_seed_rows
+from .predict import predicted_value
+from .setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
+
+FRACTION_GRID = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))  # 0.02 … 1.00
+OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
+PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
+ROUNDS = 3
+Key = tuple[str, str]
+
+
+def setup_keys(setup: Setup) -> tuple[Key, ...]:
+    """The (runtime, device class) keys whose constants a prediction uses."""
+    if isinstance(setup, TrainSetup):
+        return ((setup.runtime, TRAIN),)
+    w = setup.request.workload
+    locations = {"hybrid": ("gpu", "cpu")}.get(w.placement, (w.placement,))
+    return tuple((w.runtime or DEFAULT_RUNTIME[loc], loc) for loc in locations)
+
+
+def _resolved(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
+    resolved = []
+    for row in rows:
+        try:
+            setup = row_setup(row)
+            predicted_value(setup, PRIOR_EFFICIENCY)
+        except (NotModeled, EngineInputError):
+            continue
+        resolved.append((row, setup))
+    return resolved
+
+
+def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
+    entry, prior = table.get(*key), PRIOR_EFFICIENCY.get(*key)
+    total = 0.0
+    for row, setup in pairs:
+        try:
+            predicted, _ = predicted_value(setup, table)
+        except EngineInputError:
+            return math.inf
+        total += math.log(predicted / row.value) ** 2
+    for name in ("bandwidth_efficiency", "flops_efficiency", "layer_overhead_s"):
+        value, base = getattr(entry, name), getattr(prior, name)
+        if base > 0:
+            total += PRIOR_WEIGHT * math.log(max(value, 1e-9) / base) ** 2
+    return total
+
+
+def _fit_key(
+    table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    grids = _grids(key, pairs)
+    for name, grid in grids.items():
+        best = min(grid, key=lambda v: (_loss(_with(table, key, name, v), key, pairs), v))
+        table = _with(table, key, name, best)
+    return table
+
+
+def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str, tuple[float, ...]]:
+    """The constants a key's rows can pin: FLOPS efficiency from prefill and training rows,
+    bandwidth efficiency and per-layer overhead from decode rows. A constant no row of its
+    phase measures keeps its prior (decode's attention arithmetic alone is too weak a
+    handle on GEMM efficiency)."""
+    if key[1] == TRAIN:
+        return {"flops_efficiency": FRACTION_GRID}
+    phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
+    grids: dict[str, tuple[float, ...]] = {}
+    if "decode" in phases:
+        grids |= {"bandwidth_efficiency": FRACTION_GRID, "layer_overhead_s": OVERHEAD_GRID_S}
+    if "prefill" in phases:
+        grids["flops_efficiency"] = FRACTION_GRID
+    return grids
+
+
+def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
+    entry = table.get(*key)
+    values = {
+        "bandwidth_efficiency": entry.bandwidth_efficiency,
+        "flops_efficiency": entry.flops_efficiency,
+        "layer_overhead_s": entry.layer_overhead_s,
+        name: value,
+    }
+    return table.replace(
+        replace(
+            entry,
+            bandwidth_efficiency=values["bandwidth_efficiency"],
+            flops_efficiency=values["flops_efficiency"],
+            layer_overhead_s=values["layer_overhead_s"],
+        )
+    )
+
+
+def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Efficiency:
+    """One set of constants per (runtime, device class) the rows use, fitted on those rows."""
+    resolved = _resolved(rows)
+    by_key: dict[Key, list[tuple[MeasurementRow, Setup]]] = {}
+    for row, setup in resolved:
+        for key in setup_keys(setup):
+            by_key.setdefault(key, []).append((row, setup))
+    table = Efficiency(
+        entries=tuple(
+            replace(
+                PRIOR_EFFICIENCY.get(*key),
+                fitted_on=tuple(row.id for row, _ in pairs),
+                note=f"fitted on {len(pairs)} row(s)",
+            )
+            for key, pairs in sorted(by_key.items())
+        ),
+        corpus_assembled=assembled,
+    )
+    for _ in range(ROUNDS):
+        for key in sorted(by_key):
+            table = _fit_key(table, key, by_key[key])
+    return table
+
+
+def fit_shipped() -> Efficiency:
+    """The fit the shipped file holds: the corpus plus the seed rows of runtimes it lacks."""
+    info, rows = load_corpus()
+    return fit_efficiency((*rows, *load_seed_rows()), assembled=info.assembled)
+
+
+def main(argv: Sequence[str]) -> int:
+    text = json.dumps(efficiency_to_json(fit_shipped()), indent=2) + "\n"
+    path = resources.files("simulator.engine").joinpath("data/efficiency.json")
+    if "--check" in argv:
+        same = path.is_file() and path.read_text("utf-8") == text
+        print("data/efficiency.json is up to date" if same else "data/efficiency.json is stale")
+        return 0 if same else 1
+    with resources.as_file(path) as file:
+        file.write_text(text, "utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

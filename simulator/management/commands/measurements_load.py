@@ -1,0 +1,22 @@
+"""`manage.py measurements_load`: the shipped measurement corpus as accepted rows, predicted.
+Idempotent: run it after every deploy (bin/run does)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from simulator.engine.errors import EngineInputError
+from simulator.services.measurements import measurements_load
+
+
+class Command(BaseCommand):
+    help = "Load (or update) the shipped measurement corpus and predict every accepted row."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            count = measurements_load()
+        except EngineInputError as error:
+            raise CommandError(f"invalid corpus: {error}") from error
+        self.stdout.write(f"{count} corpus measurements loaded and predicted.")

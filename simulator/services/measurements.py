@@ -1,0 +1,201 @@
+"""Measurements (issue 9): the shipped corpus loaded as rows, user submissions reviewed by
+staff, and the engine's stored prediction of every accepted row.
+
+A row's prediction is stored with the version of the engine and of the efficiency table
+that made it (`prediction_version`); `measurements_predict` recomputes rows whose version is
+not the current one, so a new engine or a re-fit is picked up on the next report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+import simulator.engine
+from simulator.engine import ENGINE_VERSION
+from simulator.engine.accuracy.corpus import MeasurementRow, read_corpus_file, rows_from_corpus
+from simulator.engine.accuracy.fit import fit_shipped
+from simulator.engine.accuracy.predict import Prediction, predict_all
+from simulator.engine.efficiency import efficiency_to_json, load_efficiency
+from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
+
+# The columns of a corpus row; any other key of the row is kept in `extra`.
+ROW_FIELDS = ("category", "engine", "hardware", "model", "quant", "workload", "metric", "value",
+              "unit")  # fmt: skip
+USER_ROW_PREFIX = "U"
+# The shipped efficiency constants the engine loads (`manage.py accuracy --fit` writes it).
+EFFICIENCY_PATH = Path(simulator.engine.__file__).parent / "data" / "efficiency.json"
+
+
+# --- the corpus ---------------------------------------------------------------------------
+def corpus_data() -> dict[str, Any]:
+    """The shipped corpus file (title, assembled date, notes, rows)."""
+    return read_corpus_file()
+
+
+@cache
+def corpus_categories() -> tuple[str, ...]:
+    """The categories the corpus defines (its field notes), then any its rows use."""
+    data = corpus_data()
+    noted = str(data.get("field_notes", {}).get("category", ""))
+    names = [name.strip() for name in noted.split("|") if name.strip()]
+    names += [row["category"] for row in data["rows"]]
+    return tuple(dict.fromkeys(names))
+
+
+def _corpus_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    source = dict(row.get("source") or {})
+    extra = {k: v for k, v in row.items() if k not in (*ROW_FIELDS, "id", "source")}
+    return {
+        **{name: row[name] for name in ROW_FIELDS},
+        "value": float(row["value"]),
+        "source": source,
+        "source_url": str(source.get("url", "")),
+        "extra": extra,
+        "origin": MeasurementOrigin.CORPUS,
+        "status": MeasurementStatus.ACCEPTED,
+    }
+
+
+def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
+    """Create or update one accepted corpus row per row of `data` (the shipped corpus by
+    default), then predict them. Idempotent; returns the number of corpus rows."""
+    data = corpus_data() if data is None else data
+    rows_from_corpus(data)  # validates every row; EngineInputError names the field at fault
+    rows = data["rows"]
+    with transaction.atomic():
+        for row in rows:
+            fields = _corpus_fields(row)
+            existing = Measurement.objects.filter(row_id=row["id"]).first()
+            if existing is not None and all(getattr(existing, k) == v for k, v in fields.items()):
+                continue
+            Measurement.objects.update_or_create(
+                row_id=row["id"], defaults={**fields, "prediction_version": ""}
+            )
+    measurements_predict()
+    return len(rows)
+
+
+# --- user submissions ---------------------------------------------------------------------
+def measurement_submit(
+    *, submitter: User | AnonymousUser, fields: Mapping[str, Any]
+) -> Measurement:
+    """A user's measurement, pending staff review: it counts nowhere until accepted."""
+    source = dict(fields.get("source") or {})
+    source_url = str(fields.get("source_url") or source.get("url") or "")
+    if source_url:
+        source["url"] = source_url
+    return Measurement.objects.create(
+        row_id=f"{USER_ROW_PREFIX}{uuid.uuid4().hex[:10]}",
+        **{name: fields[name] for name in ROW_FIELDS},
+        source=source,
+        source_url=source_url,
+        command=str(fields.get("command", "")),
+        origin=MeasurementOrigin.USER,
+        status=MeasurementStatus.PENDING,
+        submitter=submitter if isinstance(submitter, User) else None,
+    )
+
+
+def measurements_review(
+    *, measurements: QuerySet[Measurement], status: MeasurementStatus, note: str = ""
+) -> int:
+    """Accept or reject rows (staff, in the admin); accepted rows are predicted at once, so
+    the accuracy report and the error bands include them from now on."""
+    now = timezone.now()
+    ids = list(measurements.values_list("pk", flat=True))
+    for measurement in Measurement.objects.filter(pk__in=ids):
+        measurement.status = status
+        measurement.reviewed_at = now
+        if note:
+            measurement.review_note = note
+        measurement.save(update_fields=["status", "reviewed_at", "review_note", "updated_at"])
+    if status == MeasurementStatus.ACCEPTED:
+        measurements_predict(force=True, ids=ids)
+    return len(ids)
+
+
+# --- predictions --------------------------------------------------------------------------
+@cache
+def _efficiency_fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def prediction_version() -> str:
+    """The engine version and a fingerprint of the efficiency constants it predicts with."""
+    table = json.dumps(efficiency_to_json(load_efficiency()), sort_keys=True)
+    return f"{ENGINE_VERSION}+{_efficiency_fingerprint(table)}"
+
+
+def measurement_row(measurement: Measurement) -> MeasurementRow:
+    """The engine's view of a stored row."""
+    return MeasurementRow(
+        id=measurement.row_id,
+        category=measurement.category,
+        engine=measurement.engine,
+        hardware=measurement.hardware,
+        model=measurement.model,
+        quant=measurement.quant,
+        workload=measurement.workload,
+        metric=measurement.metric,
+        value=measurement.value,
+        unit=measurement.unit,
+        source_url=measurement.source_url,
+    )
+
+
+def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = None) -> int:
+    """(Re)compute the stored prediction of accepted rows whose prediction is missing or
+    stale (all of them with `force`); returns how many were computed."""
+    version = prediction_version()
+    rows = Measurement.objects.filter(status=MeasurementStatus.ACCEPTED)
+    if ids is not None:
+        rows = rows.filter(pk__in=list(ids))
+    if not force:
+        rows = rows.exclude(prediction_version=version)
+    stale = list(rows)
+    if not stale:
+        return 0
+    predictions = predict_all(tuple(measurement_row(m) for m in stale))
+    now = timezone.now()
+    for measurement, prediction in zip(stale, predictions, strict=True):
+        _store_prediction(measurement, prediction, version=version, now=now)
+    fields = ["modeled", "predicted", "signed_error", "reason", "prediction_version",
+              "predicted_at", "updated_at"]  # fmt: skip
+    for measurement in stale:
+        measurement.updated_at = now
+    Measurement.objects.bulk_update(stale, fields)
+    return len(stale)
+
+
+def _store_prediction(
+    measurement: Measurement, prediction: Prediction, *, version: str, now: Any
+) -> None:
+    measurement.modeled = prediction.modeled
+    measurement.predicted = prediction.predicted
+    measurement.signed_error = prediction.signed_error
+    measurement.reason = prediction.reason
+    measurement.prediction_version = version
+    measurement.predicted_at = now
+
+
+def efficiency_fit_write(*, path: Path | None = None) -> Path:
+    """Fit the efficiency constants as the shipped table is fitted (the engine's
+    `fit_shipped`: `fit_efficiency` on the corpus, deterministic) and write them in the
+    engine's format; writing the shipped table makes this process predict with the new
+    constants (other processes pick them up when restarted)."""
+    target = EFFICIENCY_PATH if path is None else path
+    table = efficiency_to_json(fit_shipped())
+    target.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+    if target.resolve() == EFFICIENCY_PATH.resolve():
+        load_efficiency.cache_clear()
+    return target

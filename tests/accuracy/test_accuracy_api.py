@@ -1,0 +1,68 @@
+"""GET /api/accuracy: public, and its figures are the engine's report on the same rows."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from simulator.engine.accuracy import AccuracyReport
+from simulator.engine.accuracy.corpus import read_corpus_file
+from simulator.models import Measurement
+
+pytestmark = pytest.mark.django_db
+URL = "/api/accuracy"
+ROW_KEYS = {"id", "category", "origin", "engine", "hardware", "model", "quant", "workload",
+            "metric", "measured", "predicted", "signed_error", "unit", "modeled", "reason",
+            "source_url"}  # fmt: skip
+
+
+def test_anyone_may_read_it(corpus: int) -> None:
+    assert APIClient().get(URL).status_code == 200
+
+
+def test_the_overall_figures_are_the_engines(corpus: int, engine_report: AccuracyReport) -> None:
+    body = APIClient().get(URL).json()
+    assert body["corpus_assembled"] == read_corpus_file()["assembled"]
+    assert body["median_abs_error"] == pytest.approx(engine_report.median_abs_error)
+    assert body["worst_ratio"] == pytest.approx(engine_report.worst_ratio)
+    assert body["targets_met"] is engine_report.targets_met
+    assert body["misses"] == list(engine_report.misses)
+
+
+def test_the_categories_are_the_engines(corpus: int, engine_report: AccuracyReport) -> None:
+    body = APIClient().get(URL).json()
+    expected = [
+        {"category": c.category, "modeled": c.modeled, "not_modeled": c.not_modeled,
+         "median_abs_error": c.median_abs_error, "worst_abs_error": c.worst_abs_error,
+         "worst_row_id": c.worst_row_id}
+        for c in engine_report.categories
+    ]  # fmt: skip
+    assert body["categories"] == pytest.approx(expected)
+
+
+def test_every_row_has_its_prediction_and_source(
+    corpus: int, engine_report: AccuracyReport
+) -> None:
+    rows = APIClient().get(URL).json()["rows"]
+    assert len(rows) == corpus
+    assert all(set(row) == ROW_KEYS for row in rows)
+    by_id = {row["id"]: row for row in rows}
+    for prediction in engine_report.predictions:
+        row = by_id[prediction.row_id]
+        assert (row["measured"], row["predicted"], row["signed_error"]) == (
+            prediction.measured,
+            prediction.predicted,
+            prediction.signed_error,
+        )
+        assert (row["modeled"], row["reason"]) == (prediction.modeled, prediction.reason)
+        assert row["source_url"] == Measurement.objects.get(row_id=row["id"]).source_url
+
+
+def test_it_is_in_the_schema_with_its_response_shape() -> None:
+    schema = APIClient().get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    response = schema["paths"]["/api/accuracy"]["get"]["responses"]["200"]
+    ref = response["content"]["application/json"]["schema"]["$ref"]
+    shape = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert {"median_abs_error", "worst_ratio", "targets_met", "categories", "rows"} <= set(
+        shape["properties"]
+    )

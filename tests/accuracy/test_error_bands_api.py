@@ -1,0 +1,66 @@
+"""Every speed the API returns carries the error band of its category: ranking rows, single
+simulations (training and inference) and stored runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from simulator.engine.accuracy.report import band_category, error_band
+from simulator.engine.infer_request import GPU_MEM_GBPS
+from simulator.services.accuracy import accuracy_report_get
+from tests.frontend.conftest import GLM, ranking_compute
+
+pytestmark = pytest.mark.django_db
+RTX_4090 = {"name": "RTX 4090", "vram_gb": 24, "bf16_tflops": 165, "pcie_gbps": 22, "fp4": False}
+TRAIN = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"}
+FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}
+BAND_KEYS = {"category", "category_label", "typical_abs_error", "basis"}
+
+
+def expected_band(category: str) -> float | None:
+    return error_band(category, accuracy_report_get())
+
+
+def simulate(body: dict[str, Any]) -> dict[str, Any]:
+    response = APIClient().post("/api/simulate", body, format="json")
+    assert response.status_code == 200, response.json()
+    result: dict[str, Any] = response.json()["result"]
+    return result
+
+
+def test_a_training_simulation_carries_the_fine_tuning_band(corpus: int) -> None:
+    result = simulate({"workload": TRAIN, "hardware": {"gpu": RTX_4090, "ram_gb": 64}})
+    band = result["error_band"]
+    assert set(band) == BAND_KEYS
+    assert band["category"] == band_category("train", None, 1, True) == "training_finetune"
+    assert band["typical_abs_error"] == pytest.approx(expected_band("training_finetune"))
+
+
+def test_an_inference_simulation_carries_its_placements_band(corpus: int) -> None:
+    gpu = {**RTX_4090, "mem_gbps": GPU_MEM_GBPS["RTX 4090"]}
+    result = simulate({"workload": {**FLASH, "placement": "gpu"}, "hardware": {"gpu": gpu}})
+    category = band_category("infer", "gpu", 1, True)
+    assert result["error_band"]["category"] == category == "inference_moe_gpu"
+    assert result["error_band"]["typical_abs_error"] == pytest.approx(expected_band(category))
+
+
+def test_every_ranking_row_carries_its_band(catalog: None, corpus: int) -> None:
+    ranking_compute(GLM)
+    body = APIClient().get("/api/rankings", {"model": "glm-4.7", "quant": "NF4d+NF2e"}).json()
+    assert body["rows"]
+    for row in body["rows"]:
+        assert row["error_band"]["category"] == "training_finetune"
+        assert row["error_band"]["typical_abs_error"] == pytest.approx(
+            expected_band("training_finetune")
+        )
+        assert "tokens_per_s" in row
+
+
+def test_a_stored_ranking_run_shows_banded_rows(catalog: None, corpus: int) -> None:
+    run = ranking_compute(GLM)
+    body = APIClient().get(f"/api/simulations/{run.pk}").json()
+    assert body["result"]["rows"]
+    assert all("error_band" in row for row in body["result"]["rows"])
