@@ -14,6 +14,8 @@ pytestmark = pytest.mark.usefixtures("catalog_committed")
 
 PAGES = (
     "/",
+    "/serve/",
+    "/accuracy/",
     "/builds/",
     "/builds/seed-a-budget-single-gpu/",
     "/compare/?builds=seed-a-budget-single-gpu&builds=seed-c-single-rtx-5090",
