@@ -1,11 +1,13 @@
 from django.urls import path
 
-from frontend import views
+from frontend import serving_views, views
 
 app_name = "frontend"
 urlpatterns = [
     path("", views.home, name="home"),
     path("rankings/runs/<uuid:run_id>/", views.ranking_run, name="ranking-run"),
+    path("serve/", serving_views.serve, name="serve"),
+    path("serve/runs/<uuid:run_id>/", serving_views.serve_run, name="serve-run"),
     path("builds/", views.build_index, name="builds"),
     path("builds/candidate/", views.candidate_detail, name="candidate"),
     path("builds/<slug:slug>/", views.build_detail, name="build-detail"),

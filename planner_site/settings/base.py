@@ -246,6 +246,9 @@ CELERY_BEAT_SCHEDULE = {
 # An interval schedule needs no persisted state: no schedule file to place or lock.
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
+# The most work one simulate request may ask for (simulator/services/cost.py): builds ×
+# splits × layers × sequence blocks of 1,024 tokens. Above it: 400 with the figures.
+SIMULATE_MAX_COST_UNITS = env.int("SIMULATE_MAX_COST_UNITS", default=2_000_000_000)
 # Ranking runs that may wait (queued or running) before new ones are refused with 429.
 RANKING_QUEUE_MAX = env.int("RANKING_QUEUE_MAX", default=20)
 

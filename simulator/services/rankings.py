@@ -43,6 +43,11 @@ from simulator.ranking import (
     mark_pareto,
     sort_rows,
 )
+from simulator.services.cost import (
+    ranking_candidate_count,
+    simulation_cost_check,
+    simulation_request_cost,
+)
 from simulator.services.runs import (
     simulation_run_chunk_results,
     simulation_run_finish,
@@ -181,11 +186,23 @@ def ranking_create(*, body: Mapping[str, Any], capped: bool = True) -> Simulatio
     """The stored ranking for this input and the current prices, or a new one queued.
     Client requests are `capped` by RANKING_QUEUE_MAX waiting runs (QueueFullError)."""
     normalized = ranking_body_normalize(body)
+    price_epoch = catalog_price_epoch()
+    options = normalized["ranking"]
+    builds = ranking_candidate_count(
+        options=options,
+        price_epoch=price_epoch,
+        count=lambda: len(ranking_plan(options=options)),
+    )
+    simulation_cost_check(
+        cost=simulation_request_cost(workload=normalized["workload"], builds=builds),
+        narrow="narrow the ranking (ranking.gpu_count_max, ranking.budget_usd, "
+        "ranking.storage_tiers) or shorten the sequence",
+    )
     run, created = simulation_run_get_or_create(
         kind=RunKind.RANKING,
         body=normalized,
         engine_version=ENGINE_VERSION,
-        price_epoch=catalog_price_epoch(),
+        price_epoch=price_epoch,
         prices_observed_on=catalog_prices_observed_on(),
         max_waiting=settings.RANKING_QUEUE_MAX if capped else None,
     )

@@ -30,6 +30,7 @@ from simulator.engine.result import request_to_json, result_to_json
 from simulator.engine.simulate import simulate
 from simulator.models import RunKind, SimulationRun
 from simulator.placement_search import AUTO, placement_search
+from simulator.services.cost import simulation_cost_check, simulation_request_cost
 from simulator.services.rankings import ranking_create
 from simulator.services.runs import simulation_run_execute_inline, simulation_run_get_or_create
 
@@ -120,6 +121,10 @@ def simulation_single_run(
     """Validate (EngineInputError names the field before anything is stored), then the
     stored run for the same normalized input and prices, or one computed now."""
     normalized = _normalized(body)
+    simulation_cost_check(
+        cost=simulation_request_cost(workload=normalized["workload"], builds=1),
+        narrow="shorten the sequence or the context",
+    )
     if build is not None:
         normalized["build"] = build
     run, created = simulation_run_get_or_create(

@@ -1,0 +1,80 @@
+"""The serving page (inference rankings) through Django's test client."""
+
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.test import Client
+
+from simulator.models import SimulationRun
+from tests.frontend.conftest import ranking_compute
+
+FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768,
+         "placement": "auto"}  # fmt: skip
+pytestmark = pytest.mark.usefixtures("catalog")
+
+
+def _text(response: Any) -> str:
+    return str(response.content.decode())
+
+
+def test_the_serving_page_ranks_builds_by_dollars_per_decode_speed(client: Client) -> None:
+    ranking_compute(FLASH)
+
+    response = client.get("/serve/")
+
+    assert response.status_code == 200
+    rows = response.context["ranking"]["rows"]
+    assert len(rows) > 10
+    costs = [row["usd_per_decode_tokens_per_s"] for row in rows]
+    assert costs == sorted(costs)
+    assert {row["placement"] for row in rows} <= {"gpu", "hybrid", "cpu", "unified"}
+    assert all(row["max_context"] >= 32768 for row in rows)
+    assert all(row["error_band"]["category"].startswith("inference_") for row in rows)
+    page = _text(response)
+    assert 'id="serving-data"' in page
+    assert "Prefill tokens/s" in page
+    assert "Largest context" in page
+
+
+def test_sorting_by_decode_speed_and_a_budget_filter_apply(client: Client) -> None:
+    ranking_compute(FLASH)
+
+    response = client.get("/serve/?sort=decode_tokens_per_s&budget=3000")
+
+    rows = response.context["ranking"]["rows"]
+    speeds = [row["decode_tokens_per_s"] for row in rows]
+    assert rows
+    assert speeds == sorted(speeds, reverse=True)
+    assert all(row["price_usd"] <= 3000 for row in rows)
+
+
+def test_an_htmx_change_answers_with_the_serving_partial_only(client: Client) -> None:
+    ranking_compute(FLASH)
+
+    response = client.get("/serve/?budget=5000", headers={"HX-Request": "true"})
+
+    assert response.templates[0].name == "frontend/_serving.html"
+    assert "<html" not in _text(response)
+
+
+def test_a_context_the_engine_refuses_is_shown_on_its_field(client: Client) -> None:
+    response = client.get("/serve/?context=0")
+
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert "context" in errors
+    assert not SimulationRun.objects.exists()
+
+
+def test_an_inference_ranking_not_yet_computed_polls_its_run(
+    client: Client, no_queue: mock.MagicMock, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.get("/serve/?model=llama-3.1-8b&quant=Q8_0")
+
+    run = SimulationRun.objects.get()
+    assert run.input["workload"]["kind"] == "infer"
+    assert f"/serve/runs/{run.pk}/" in _text(response)
+    assert "<progress" in _text(response)
+    no_queue.assert_called_once_with("simulator.ranking_start", args=[str(run.pk)])
