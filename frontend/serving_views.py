@@ -5,7 +5,7 @@ placement that decodes fastest on it, ranked by $ per (decode tokens/s)."""
 from typing import Any
 from uuid import UUID
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -16,6 +16,7 @@ from frontend.selectors import simulation_run_get
 from frontend.services import ranking_request
 from frontend.serving_forms import SERVE_DEFAULTS, SERVE_SORTS, ServeFilterForm
 from frontend.serving_selectors import serving_page
+from frontend.views import sort_links
 from simulator.engine.errors import EngineInputError
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
@@ -30,15 +31,6 @@ COLUMNS = (
     ("prefill_tokens_per_s", "Prefill tokens/s"),
     ("max_context", "Largest context"),
 )
-
-
-def _sort_links(query: QueryDict, base: str) -> dict[str, str]:
-    links = {}
-    for key, _ in COLUMNS:
-        params = query.copy()
-        params["sort"] = key
-        links[key] = f"{base}?{params.urlencode()}"
-    return links
 
 
 def _result(
@@ -67,7 +59,7 @@ def serve(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             run = ranking_request(body={"workload": form.workload(), "ranking": {}})
-            links = _sort_links(request.GET, reverse("frontend:serve"))
+            links = sort_links(request.GET, reverse("frontend:serve"), COLUMNS)
             context |= _result(run, *_view(form), links)
         except EngineInputError as exc:
             engine_error_add(form, exc)
@@ -84,6 +76,6 @@ def serve_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
     """An inference ranking's progress bar while it computes, its table when done."""
     run = simulation_run_get(run_id=run_id)
     form = ServeFilterForm(with_defaults(request.GET, SERVE_DEFAULTS))
-    links = _sort_links(request.GET, reverse("frontend:serve"))
+    links = sort_links(request.GET, reverse("frontend:serve"), COLUMNS)
     context = {"query": request.GET.urlencode(), **_result(run, *_view(form), links)}
     return render(request, "frontend/_serving_result.html", context)

@@ -80,9 +80,12 @@ def _workload_form(form_class: type[WorkloadForm], data: dict[str, Any], **kw: A
 
 
 # --- home: rankings -----------------------------------------------------------------------
-def _sort_links(query: QueryDict, base: str) -> dict[str, str]:
+def sort_links(
+    query: QueryDict, base: str, columns: tuple[tuple[str, str], ...] = SORT_COLUMNS
+) -> dict[str, str]:
+    """Each column's address: the current query with `sort` set to that column."""
     links = {}
-    for key, _ in SORT_COLUMNS:
+    for key, _ in columns:
         params = query.copy()
         params["sort"] = key
         links[key] = f"{base}?{params.urlencode()}"
@@ -111,7 +114,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             run = ranking_request(body={"workload": form.workload(), "ranking": {}})
-            links = _sort_links(request.GET, reverse("frontend:home"))
+            links = sort_links(request.GET, reverse("frontend:home"))
             budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"]
             context |= _ranking_result(run, budget, sort, links) | {"sort_target": "#rankings"}
         except EngineInputError as exc:
@@ -130,7 +133,7 @@ def ranking_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
     budget, sort = None, DEFAULT_SORT
     if form.is_valid():
         budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"] or DEFAULT_SORT
-    links = _sort_links(request.GET, reverse("frontend:ranking-run", args=[run.pk]))
+    links = sort_links(request.GET, reverse("frontend:ranking-run", args=[run.pk]))
     context = {"query": request.GET.urlencode(), "sort_target": "#ranking-result",
                **_ranking_result(run, budget, sort, links)}  # fmt: skip
     return render(request, "frontend/_ranking_result.html", context)
@@ -261,7 +264,7 @@ def simulate_ranking(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             run = ranking_request(body=form.ranking_body())
-            links = _sort_links(QueryDict(), reverse("frontend:ranking-run", args=[run.pk]))
+            links = sort_links(QueryDict(), reverse("frontend:ranking-run", args=[run.pk]))
             context |= _ranking_result(run, None, DEFAULT_SORT, links)
             context["sort_target"] = "#ranking-result"
         except EngineInputError as exc:
