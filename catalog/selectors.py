@@ -46,6 +46,14 @@ def part_current_price(*, part: Part) -> PriceObservation | None:
     return price_valid_list().filter(part=part).first()
 
 
+def part_current_prices(*, part_ids: Sequence[int]) -> dict[int, PriceObservation]:
+    """`part_current_price` for many parts in one query: part id → its current price."""
+    current: dict[int, PriceObservation] = {}
+    for observation in price_valid_list().filter(part_id__in=part_ids):
+        current.setdefault(observation.part_id, observation)  # newest first
+    return current
+
+
 def part_price_history(*, part: Part) -> QuerySet[PriceObservation]:
     """Every observation of the part, withdrawn and foreign-currency ones included."""
     return PriceObservation.objects.filter(part=part).order_by("-observed_on", "-id")

@@ -3,11 +3,16 @@
 from typing import Any
 from uuid import UUID
 
+from django.core.cache import cache
+from django.core.cache.backends.locmem import LocMemCache
+from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,6 +30,13 @@ from simulator.services.rankings import ranking_create, ranking_view
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import simulation_request_submit
 from simulator.throttles import SimulateAnonThrottle
+
+# Views of finished rankings, by run id (they never change): an hour in the shared cache.
+RANKING_VIEW_CACHE_S = 3600
+# Each web process keeps its latest GET /api/rankings answers for a second, so a popular
+# ranking is served without PostgreSQL or Redis; a price change shows that much later.
+RANKINGS_RECENT_S = 1
+_recent_answers = LocMemCache("rankings-recent", {"OPTIONS": {"MAX_ENTRIES": 1000}})
 
 
 def engine_error_response(exc: EngineInputError) -> Response:
@@ -113,7 +125,11 @@ class RankingListApi(APIView):
             400: ErrorSerializer,
         },
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
+        url = request.build_absolute_uri()
+        cached = _recent_answers.get(url)
+        if cached is not None:
+            return HttpResponse(cached, content_type="application/json")
         query = RankingQuerySerializer(data=request.query_params)
         if not query.is_valid():
             return field_errors_response(query.errors)
@@ -126,12 +142,27 @@ class RankingListApi(APIView):
             return engine_error_response(exc)
         except QueueFullError as exc:
             return queue_full_response(exc)
-        run_data = SimulationRunOutputSerializer(run, context={"request": request}).data
+        serializer = SimulationRunOutputSerializer(run, context={"request": request})
         if run.status != RunStatus.DONE:
-            return Response(run_data, status=status.HTTP_202_ACCEPTED)
-        view = ranking_view(run=run, budget_usd=q.get("budget"), sort=q["sort"], limit=q["limit"])
+            return Response(serializer.data, status=status.HTTP_202_ACCEPTED)
+        answer = _ranking_answer(run, run_url=serializer.get_url(run), query=q)
+        _recent_answers.set(url, answer, RANKINGS_RECENT_S)
+        return HttpResponse(answer, content_type="application/json")
+
+
+def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) -> bytes:
+    """The JSON of one view of a finished ranking. A finished run never changes (new prices
+    make a new run), so its views are kept by run id, shared by the web processes."""
+    view_key = f"ranking-view:{run.pk}:{query.get('budget')}:{query['sort']}:{query['limit']}"
+    answer: bytes | None = cache.get(view_key)
+    if answer is None:
+        view = ranking_view(
+            run=run, budget_usd=query.get("budget"), sort=query["sort"], limit=query["limit"]
+        )
         view["rows"] = ranking_rows_banded(view["rows"], workload=view["workload"])
-        return Response({"run_url": run_data["url"], **view})
+        answer = JSONRenderer().render({"run_url": run_url, **view})
+        cache.set(view_key, answer, RANKING_VIEW_CACHE_S)
+    return answer
 
 
 class SimulationRunDetailApi(APIView):

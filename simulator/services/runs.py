@@ -62,6 +62,8 @@ def simulation_run_get_or_create(
         SimulationRun.objects.filter(input_hash=input_hash)
         .exclude(status=RunStatus.FAILED)
         .order_by("-created_at")
+        # A ranking's result is megabytes of JSON: read it only where it is used.
+        .defer("result", "plan")
         .first()
     )
     if existing is not None:

@@ -21,7 +21,7 @@ from django.http import Http404
 
 from catalog.compatibility import build_errors
 from catalog.models import Build, Part
-from catalog.selectors import part_current_price
+from catalog.selectors import part_current_prices
 from catalog.spec import spec_from_lines
 from simulator.engine import ENGINE_VERSION
 from simulator.engine.errors import EngineInputError
@@ -147,9 +147,10 @@ def simulation_single_run(
 
 def _priced_parts(lines: list[tuple[Part, int]]) -> list[dict[str, Any]]:
     """Each part with its current price and where and when that price was observed."""
+    prices = part_current_prices(part_ids=[part.pk for part, _ in lines])
     priced = []
     for part, quantity in lines:
-        price = part_current_price(part=part)
+        price = prices.get(part.pk)
         priced.append(
             {
                 "part_id": part.pk,
