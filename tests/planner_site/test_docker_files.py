@@ -24,6 +24,17 @@ def test_compose_runs_web_two_workers_redis_postgres_and_a_migrate_job() -> None
         assert "healthcheck" in services[name], name
 
 
+def test_the_migrate_job_runs_the_setup_commands_of_bin_run() -> None:
+    """The quick start and the containers set up the same way (collectstatic is in the
+    image, run at build time)."""
+    run = (DOCKER_DIR.parent / "bin" / "run").read_text()
+    setup = set(re.findall(r"python manage\.py (\w+)", run)) - {"collectstatic"}
+    job = " ".join(_compose()["services"]["migrate"]["command"])
+
+    assert setup == {"migrate", "loaddata", "measurements_load", "rankings_refresh"}
+    assert setup <= set(re.findall(r"python manage\.py (\w+)", job))
+
+
 def test_compose_redis_keeps_an_append_only_file_on_a_volume() -> None:
     redis = _compose()["services"]["redis"]
 
