@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 
 from planner_site.celery import app as celery_app
@@ -21,6 +22,13 @@ from planner_site.celery import app as celery_app
 REPO_ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() == "true"
 WORKER_START_TIMEOUT_S = 60.0
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Each test starts with an empty cache: throttle histories (kept in Redis, shared by
+    every process, as in production) and cached reports must not leak from test to test."""
+    cache.clear()
 
 
 def _missing_services() -> list[str]:
