@@ -103,7 +103,7 @@ scenario() {  # name, then wrk arguments
   local name=$1
   shift
   echo "==> $name: load average $(cut -d' ' -f1-3 /proc/loadavg)"
-  wrk --latency -d "$DURATION" "$@" | tee "$WORK/$name.txt" | grep '^RESULT' | sed "s/^RESULT/RESULT $name/"
+  wrk --latency --timeout 10s -d "$DURATION" "$@" | tee "$WORK/$name.txt" | grep '^RESULT' | sed "s/^RESULT/RESULT $name/"
 }
 
 scenario a-cached-rankings -t1 -c "$GET_CONNECTIONS" -s "$LOAD_DIR/report.lua" "$RANKINGS"
@@ -117,7 +117,7 @@ sleep 2
     sleep 0.5
   done ) >"$WORK/queue.txt" &
 sampler=$!
-wrk --latency -d "$DURATION" -t1 -c "$FLOOD_CONNECTIONS" -s "$LOAD_DIR/flood_rankings.lua" "$BASE" \
+wrk --latency --timeout 10s -d "$DURATION" -t1 -c "$FLOOD_CONNECTIONS" -s "$LOAD_DIR/flood_rankings.lua" "$BASE" \
   >"$WORK/c-flood.txt" &
 flood=$!
 scenario c-cached-rankings-under-flood -t1 -c "$GET_CONNECTIONS" -s "$LOAD_DIR/report.lua" "$RANKINGS"
