@@ -1,5 +1,6 @@
 """REST endpoints of the simulator: thin views that validate, call a service, serialize."""
 
+import hashlib
 from typing import Any
 from uuid import UUID
 
@@ -126,8 +127,9 @@ class RankingListApi(APIView):
         },
     )
     def get(self, request: Request) -> HttpResponseBase:
-        url = request.build_absolute_uri()
-        cached = _recent_answers.get(url)
+        # Hashed: any client's URL, however long, is a short key.
+        recent_key = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
+        cached = _recent_answers.get(recent_key)
         if cached is not None:
             return HttpResponse(cached, content_type="application/json")
         query = RankingQuerySerializer(data=request.query_params)
@@ -146,7 +148,7 @@ class RankingListApi(APIView):
         if run.status != RunStatus.DONE:
             return Response(serializer.data, status=status.HTTP_202_ACCEPTED)
         answer = _ranking_answer(run, run_url=serializer.get_url(run), query=q)
-        _recent_answers.set(url, answer, RANKINGS_RECENT_S)
+        _recent_answers.set(recent_key, answer, RANKINGS_RECENT_S)
         return HttpResponse(answer, content_type="application/json")
 
 

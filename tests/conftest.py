@@ -112,3 +112,12 @@ def celery_worker_process(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_rankings_answers() -> None:
+    """Web processes keep GET /api/rankings answers for a second (simulator.apis); a test
+    starts, like a fresh process, without those of the test before."""
+    from simulator.apis import _recent_answers
+
+    _recent_answers.clear()
