@@ -49,6 +49,7 @@ stop() {
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   redis-cli -n 12 flushdb >/dev/null || true
+  redis-cli -n 13 flushdb >/dev/null || true
   [ -n "${LOAD_KEEP_DB:-}" ] || dropdb -h 127.0.0.1 -U postgres --if-exists "$DB" || true
   rm -rf "$WORK"
 }
