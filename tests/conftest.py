@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
@@ -27,8 +28,10 @@ WORKER_START_TIMEOUT_S = 60.0
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     """Each test starts with an empty cache: throttle histories (kept in Redis, shared by
-    every process, as in production) and cached reports must not leak from test to test."""
-    cache.clear()
+    every process, as in production) and cached reports must not leak from test to test.
+    (Engine tests may run without Django: `-p no:django`.)"""
+    if apps.ready:
+        cache.clear()
 
 
 def _missing_services() -> list[str]:
@@ -117,7 +120,10 @@ def celery_worker_process(
 @pytest.fixture(autouse=True)
 def _no_remembered_rankings_answers() -> None:
     """Web processes keep GET /api/rankings answers for a second (simulator.apis); a test
-    starts, like a fresh process, without those of the test before."""
+    starts, like a fresh process, without those of the test before. (Engine tests may run
+    without Django: `-p no:django`.)"""
+    if not apps.ready:
+        return
     from simulator.apis import _recent_answers
 
     _recent_answers.clear()
