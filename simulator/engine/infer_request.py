@@ -27,12 +27,12 @@ from .request import (
     SimulationRequest,
     _choice,
     _integer,
-    _model,
     _number,
     _optional_integer,
     _section,
     parse_gpu,
     parse_request,
+    workload_model,
 )
 
 INFER = "infer"
@@ -55,7 +55,7 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
     if workload.get("quant") is None:
         raise EngineInputError(field="workload.quant", message="is required")
     return InferWorkload(
-        model=_model(workload),
+        model=workload_model(workload),
         quant=weight_scheme(workload["quant"]),
         placement=_choice(workload, "placement", path, PLACEMENTS, "gpu"),
         context=_integer(workload, "context", path, DEFAULT_CONTEXT, upper=MAX_CONTEXT),

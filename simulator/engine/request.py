@@ -100,7 +100,8 @@ def _choice(
     return str(value)
 
 
-def _model(workload: Mapping[str, object]) -> ModelShape:
+def workload_model(workload: Mapping[str, object]) -> ModelShape:
+    """The workload's model: its inline `model_config` (config.json) or a shipped slug."""
     inline = workload.get("model_config")
     if isinstance(inline, Mapping):
         slug = workload.get("model") or "custom"
@@ -141,7 +142,7 @@ def parse_workload(workload: Mapping[str, object]) -> TrainWorkload:
         raise EngineInputError(field="workload.quant", message="must be a format name")
     mode = _choice(workload, "mode", path, MODES, MODE_REFERENCE)
     return TrainWorkload(
-        model=_model(workload),
+        model=workload_model(workload),
         quant=quant_format(quant),
         lora=_lora(workload),
         seq_len=_integer(workload, "seq_len", path, DEFAULT_SEQ_LEN, upper=MAX_SEQ_LEN),

@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.registry import load_model
+from simulator.engine.request import workload_model
 
 SEQ_BLOCK_TOKENS = 1024
 # Counting a ranking's candidates builds its plan (~0.75 s for the whole catalog): cached
@@ -51,7 +51,8 @@ class RequestCost:
 
 def simulation_request_cost(*, workload: Mapping[str, Any], builds: int) -> RequestCost:
     """The cost of simulating a normalized workload on `builds` builds."""
-    layers = load_model(str(workload["model"])).num_layers
+    # The engine's own resolution: a shipped slug or the workload's inline config.json.
+    layers = workload_model(workload).num_layers
     tokens = int(workload.get("seq_len") or workload.get("context") or SEQ_BLOCK_TOKENS)
     return RequestCost(
         builds=builds,

@@ -68,3 +68,20 @@ def test_a_single_simulation_over_a_lowered_budget_is_refused(settings: Any) -> 
     assert "shorten the sequence" in refused.json()["detail"]
     assert allowed.status_code == 200
     assert SimulationRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_an_inline_model_config_is_costed_by_its_own_layers(settings: Any) -> None:
+    config = {
+        "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+    }  # fmt: skip
+    body = {"workload": {"model": "my-llama", "model_config": config, "quant": "NF4",
+                         "seq_len": 1024},
+            "hardware": {"gpu": RTX_4090, "ram_gb": 64}}  # fmt: skip
+
+    assert _post(body).status_code == 200
+    settings.SIMULATE_MAX_COST_UNITS = 32 * 33 - 1  # one block: 1 × 33 splits × 32 layers
+    refused = _post({**body, "workload": {**body["workload"], "seq_len": 512}})
+    assert refused.status_code == 400
+    assert "33 splits × 32 layers" in refused.json()["errors"]["request"]
