@@ -203,7 +203,7 @@ def ranking_create(*, body: Mapping[str, Any], capped: bool = True) -> Simulatio
         body=normalized,
         engine_version=ENGINE_VERSION,
         price_epoch=price_epoch,
-        prices_observed_on=catalog_prices_observed_on(),
+        prices_observed_on=catalog_prices_observed_on,
         max_waiting=settings.RANKING_QUEUE_MAX if capped else None,
     )
     if created:

@@ -11,7 +11,8 @@ from datetime import date
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from simulator.models import RunChunk, RunKind, RunStatus, SimulationRun
@@ -24,6 +25,7 @@ CHUNKS_PROGRESS_PCT = 95
 QUEUE_FULL_RETRY_AFTER_S = 30
 # pg_advisory_xact_lock key of the queue cap (any constant no other code locks).
 QUEUE_LOCK_KEY = 0x51_4D_41_58  # "QMAX"
+WAITING_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
 
 
 class QueueFullError(Exception):
@@ -49,47 +51,64 @@ def simulation_run_get_or_create(
     body: dict[str, Any],
     engine_version: str,
     price_epoch: str,
-    prices_observed_on: date | None,
+    prices_observed_on: Callable[[], date | None],
     plan: dict[str, Any] | None = None,
     chunks_total: int = 0,
     max_waiting: int | None = None,
 ) -> tuple[SimulationRun, bool]:
     """The stored run for this input and these prices if one is done or under way (not
     failed), else a new queued one. Returns (run, created). With `max_waiting`, refuses
-    (QueueFullError) to queue a new run while that many of its kind are unfinished."""
+    (QueueFullError) to queue a new run while that many of its kind are unfinished.
+    `prices_observed_on` is called only when a run is created."""
     input_hash = simulation_input_hash(
         body=body, engine_version=engine_version, price_epoch=price_epoch
     )
+    # Unlocked first: a repeated request finds its run, and a full queue answers at once.
+    # Under a flood of new requests the queue is full nearly all the time, and waiting for
+    # the lock only to be refused held a web thread per request (docs/benchmarks.md, Load).
+    existing = _run_for_input(input_hash)
+    if existing is not None:
+        return existing, False
+    if max_waiting is not None:
+        _queue_room_check(kind=kind, max_waiting=max_waiting)
+    fields = {
+        "kind": kind,
+        "input": body,
+        "input_hash": input_hash,
+        "engine_version": engine_version,
+        "price_epoch": price_epoch,
+        "plan": plan or {},
+        "chunks_total": chunks_total,
+    }
+    if max_waiting is None:
+        run = SimulationRun.objects.create(**fields, prices_observed_on=prices_observed_on())
+        return run, True
     with transaction.atomic():
-        if max_waiting is not None:
-            _queue_lock()
-        existing = (
-            SimulationRun.objects.filter(input_hash=input_hash)
-            .exclude(status=RunStatus.FAILED)
-            .order_by("-created_at")
-            # A ranking's result is megabytes of JSON: read it only where it is used.
-            .defer("result", "plan")
-            .first()
-        )
+        _queue_lock()
+        # Again under the lock: count-then-create must not race (see _queue_lock).
+        existing = _run_for_input(input_hash)
         if existing is not None:
             return existing, False
-        if max_waiting is not None:
-            waiting = SimulationRun.objects.filter(
-                kind=kind, status__in=(RunStatus.QUEUED, RunStatus.RUNNING)
-            ).count()
-            if waiting >= max_waiting:
-                raise QueueFullError(waiting=waiting, retry_after_s=QUEUE_FULL_RETRY_AFTER_S)
-        run = SimulationRun.objects.create(
-            kind=kind,
-            input=body,
-            input_hash=input_hash,
-            engine_version=engine_version,
-            price_epoch=price_epoch,
-            prices_observed_on=prices_observed_on,
-            plan=plan or {},
-            chunks_total=chunks_total,
-        )
+        _queue_room_check(kind=kind, max_waiting=max_waiting)
+        run = SimulationRun.objects.create(**fields, prices_observed_on=prices_observed_on())
     return run, True
+
+
+def _run_for_input(input_hash: str) -> SimulationRun | None:
+    return (
+        SimulationRun.objects.filter(input_hash=input_hash)
+        .exclude(status=RunStatus.FAILED)
+        .order_by("-created_at")
+        # A ranking's result is megabytes of JSON: read it only where it is used.
+        .defer("result", "plan")
+        .first()
+    )
+
+
+def _queue_room_check(*, kind: RunKind, max_waiting: int) -> None:
+    waiting = SimulationRun.objects.filter(kind=kind, status__in=WAITING_STATUSES).count()
+    if waiting >= max_waiting:
+        raise QueueFullError(waiting=waiting, retry_after_s=QUEUE_FULL_RETRY_AFTER_S)
 
 
 def _queue_lock() -> None:
@@ -165,15 +184,25 @@ def simulation_run_fail(*, run_id: str, error: str) -> None:
 def simulation_run_execute_inline(
     *, run: SimulationRun, compute: Callable[[dict[str, Any]], dict[str, Any]]
 ) -> SimulationRun:
-    """Run a small simulation in the request: start, compute, finish (or fail and re-raise)."""
+    """Run a small simulation in the request: compute, then finish the run in one UPDATE
+    (or fail it and re-raise). No "running" step is stored: nobody could watch it, and the
+    four statements it took were a fifth of a single-build request's time (Load, b)."""
     if run.is_finished:
         return run
-    simulation_run_start(run_id=str(run.pk))
     try:
         result = compute(run.input)
     except Exception as exc:
         simulation_run_fail(run_id=str(run.pk), error=f"{type(exc).__name__}: {exc}")
         raise
-    simulation_run_finish(run_id=str(run.pk), result=result)
+    now = timezone.now()
+    # A concurrent identical request may have finished it first; then its result stands.
+    SimulationRun.objects.filter(pk=run.pk, status__in=WAITING_STATUSES).update(
+        status=RunStatus.DONE,
+        result=result,
+        progress_pct=100,
+        started_at=Coalesce("started_at", Value(now)),
+        finished_at=now,
+        attempts=F("attempts") + 1,
+    )
     run.refresh_from_db()
     return run

@@ -133,7 +133,7 @@ def simulation_single_run(
         engine_version=ENGINE_VERSION,
         # The prices are part of the input (in "build"), so they enter its hash.
         price_epoch="",
-        prices_observed_on=prices_observed_on,
+        prices_observed_on=lambda: prices_observed_on,
     )
     try:
         return simulation_run_execute_inline(run=run, compute=simulation_single_compute)

@@ -1,7 +1,12 @@
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+from django.db import connection
 
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.services.runs import (
+    QueueFullError,
     simulation_run_fail,
     simulation_run_finish,
     simulation_run_get_or_create,
@@ -18,7 +23,7 @@ def _create(**overrides: object) -> tuple[SimulationRun, bool]:
         "body": BODY,
         "engine_version": "1",
         "price_epoch": "prices-1",
-        "prices_observed_on": None,
+        "prices_observed_on": lambda: None,
         "chunks_total": 3,
     }
     kwargs.update(overrides)
@@ -91,3 +96,41 @@ def test_a_message_for_a_run_that_no_longer_exists_changes_nothing() -> None:
     simulation_run_fail(run_id=missing, error="late")
 
     assert SimulationRun.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_full_queue_refuses_without_creating_and_a_repeat_still_finds_its_run() -> None:
+    queued, _ = _create(max_waiting=1)
+
+    with pytest.raises(QueueFullError):
+        _create(body={"workload": {"kind": "train", "model": "other"}}, max_waiting=1)
+    again, created = _create(max_waiting=1)
+
+    assert (again.pk, created) == (queued.pk, False)
+    assert SimulationRun.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_never_queue_past_the_cap() -> None:
+    """Each thread has its own database connection, as gunicorn's threads do: the unlocked
+    pre-check lets them all through at once, and the count under the lock must still hold
+    the cap (PostgreSQL's advisory lock; SQLite serializes writers by itself)."""
+    cap, clients = 3, 12
+    start = threading.Barrier(clients)
+
+    def submit(index: int) -> str:
+        start.wait()
+        try:
+            _create(body={"workload": {"kind": "train", "tokens": index}}, max_waiting=cap)
+        except QueueFullError:
+            return "full"
+        finally:
+            connection.close()
+        return "queued"
+
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        answers = list(pool.map(submit, range(clients)))
+
+    assert answers.count("queued") == cap
+    assert answers.count("full") == clients - cap
+    assert SimulationRun.objects.filter(status=RunStatus.QUEUED).count() == cap
