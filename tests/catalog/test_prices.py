@@ -4,17 +4,19 @@ marks rankings stale."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from catalog.models import PriceChange, PriceChangeVia
+from catalog.models import PriceChange, PriceChangeVia, PriceObservation
 from catalog.selectors import (
     build_price_epoch,
     catalog_price_epoch,
     part_current_price,
     part_list,
+    price_epoch_python,
 )
 from catalog.services import price_observation_create, price_observation_withdraw
 from tests.catalog.factories import (
@@ -120,6 +122,23 @@ def test_a_new_price_changes_the_catalog_price_epoch() -> None:
 def test_the_catalog_price_epoch_is_stable_without_changes() -> None:
     PriceObservationFactory.create()
     assert catalog_price_epoch() == catalog_price_epoch()
+
+
+@pytest.mark.parametrize("epoch", [catalog_price_epoch, price_epoch_python])
+def test_the_price_epoch_sees_every_kind_of_change(epoch: Callable[[], str]) -> None:
+    """The database's digest (PostgreSQL in CI) and the Python one used elsewhere follow an
+    edit made behind the services' back (a queryset update), a withdrawal and a deletion."""
+    kept = PriceObservationFactory.create(amount=Decimal(100))
+    other = PriceObservationFactory.create(amount=Decimal(200))
+    seen = {epoch()}
+    PriceObservation.objects.filter(pk=kept.pk).update(amount=Decimal(101))
+    seen.add(epoch())
+    PriceObservation.objects.filter(pk=kept.pk).update(withdrawn=True)
+    seen.add(epoch())
+    other.delete()
+    seen.add(epoch())
+    assert len(seen) == 4
+    assert epoch() == epoch()
 
 
 def test_a_build_price_epoch_ignores_parts_outside_the_build() -> None:
