@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from simulator.concurrency import SimulateBusyError, simulate_slot
 from simulator.engine.errors import EngineInputError
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.openapi import SIMULATE_REQUEST
@@ -66,11 +67,19 @@ class SimulateApi(APIView):
             404: ErrorSerializer,
             413: ErrorSerializer,
             429: ErrorSerializer,
+            503: ErrorSerializer,
         },
     )
     def post(self, request: Request) -> Response:
         try:
-            run = simulation_request_submit(body=request.data)
+            with simulate_slot():
+                run = simulation_request_submit(body=request.data)
+        except SimulateBusyError as exc:
+            return Response(
+                {"detail": str(exc)},
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                headers={"Retry-After": str(exc.retry_after_s)},
+            )
         except EngineInputError as exc:
             return engine_error_response(exc)
         except QueueFullError as exc:

@@ -1,11 +1,13 @@
 """POST /api/simulate for single builds: inline hardware and catalog builds answer 200."""
 
+import time
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
 from catalog.models import Build
+from simulator.concurrency import BUSY_RETRY_AFTER_S, simulate_slot
 from simulator.models import SimulationRun
 
 SEED_TOKENS = 50_000_000
@@ -221,3 +223,36 @@ def test_a_full_ranking_queue_answers_429_with_retry_after(catalog: None, settin
     assert "waiting" in second.json()["detail"]
     assert again.status_code == 202  # the same request still finds its queued run
     assert SimulationRun.objects.filter(kind="ranking").count() == 1
+
+
+@pytest.mark.django_db
+def test_with_every_simulate_slot_taken_a_request_waits_then_gets_503(settings: Any) -> None:
+    """The bulkhead of simulator/concurrency.py: this process's only slot is held (as by a
+    request in another thread), so a request waits SIMULATE_SLOT_WAIT_S and is turned away
+    with Retry-After, storing nothing; once the slot is free the same request runs."""
+    settings.SIMULATE_CONCURRENCY = 1
+    settings.SIMULATE_SLOT_WAIT_S = 0.2
+
+    with simulate_slot():
+        started = time.monotonic()
+        busy = _post(_inline())
+        waited_s = time.monotonic() - started
+    after = _post(_inline())
+
+    assert busy.status_code == 503
+    assert busy["Retry-After"] == str(BUSY_RETRY_AFTER_S)
+    assert "busy" in busy.json()["detail"]
+    assert waited_s >= 0.2
+    assert after.status_code == 200
+    assert SimulationRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_refused_request_gives_its_simulate_slot_back(settings: Any) -> None:
+    settings.SIMULATE_CONCURRENCY = 1
+    settings.SIMULATE_SLOT_WAIT_S = 0.05
+
+    refused = _post(_inline(seq_len=-1))
+    accepted = _post(_inline())
+
+    assert (refused.status_code, accepted.status_code) == (400, 200)
