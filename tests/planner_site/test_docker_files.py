@@ -1,5 +1,6 @@
 """No container engine runs here, so the docker/ files are checked as data."""
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -64,3 +65,16 @@ def test_every_environment_variable_the_settings_read_is_listed_in_env_example()
 
     assert read, "the pattern found no env reads: the test itself is broken"
     assert read - listed == set()
+
+
+def test_the_image_serves_with_the_procfiles_gunicorn_processes_and_threads() -> None:
+    """The bulkhead (simulator/concurrency.py) counts on more threads than simulate slots;
+    the container and `bin/run` must not drift apart on it."""
+    procfile = (DOCKER_DIR.parent / "Procfile").read_text()
+    web = next(line for line in procfile.splitlines() if line.startswith("web:"))
+    dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
+    cmd = " ".join(json.loads(dockerfile.split("\nCMD ", 1)[1].splitlines()[0]))
+
+    for option in ("--workers", "--threads"):
+        procfile_value = web.split(option, 1)[1].split()[0]
+        assert f"{option} {procfile_value}" in cmd, option
