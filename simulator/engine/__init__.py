@@ -4,4 +4,4 @@ Imports nothing from Django; the service layer calls `parse_request`, `simulate`
 and `result_to_json`.
 """
 
-ENGINE_VERSION = "1.1.0"  # 1.1: refined mode's LoRA-aware backward (frozen_base)
+ENGINE_VERSION = "1.1.1"  # 1.1: refined mode's LoRA-aware backward; .1: decode memory + compute

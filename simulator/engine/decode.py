@@ -2,9 +2,12 @@
 
 Each location reads its active weights (attention, dense/shared MLPs, LM head and the routed
 experts the batch picks) once per step; the KV cache's location reads `context` positions per
-sequence. Each of the two operations takes max(bytes / bandwidth, FLOPs / FLOPS) at its device
-class's efficiencies (roofline per operation, operations one after another), plus a fixed cost
-per layer; hybrid adds the activations crossing the CPU–GPU link at every offloaded layer.
+sequence. A location's step is its memory time plus its arithmetic time, bytes / bandwidth +
+FLOPs / FLOPS at its device class's efficiencies (no overlap: llama.cpp's batched decode runs
+each matmul's weight reads and multiply-adds in one kernel per operation, and the batch sweep
+of benches/dgx-spark.md grows by the FLOPs term on top of the weight reads; docs/model.md,
+"Decode"), plus a fixed cost per layer; hybrid adds the activations crossing the CPU–GPU link
+at every offloaded layer.
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ class LocationStep:
     weight_bytes: float
     kv_bytes: float
     flops: float
-    memory_s: float  # time of the operations bound by memory traffic
-    compute_s: float  # time of the operations bound by arithmetic
+    memory_s: float  # weight and KV bytes / (bandwidth · η_bw)
+    compute_s: float  # FLOPs / (peak FLOPS · η_flops), added to the memory time
     overhead_s: float
 
     @property
@@ -82,12 +85,12 @@ class DecodeStep:
         return max(terms, key=lambda name: terms[name])
 
 
-def _roofline(bytes_: float, flops: float, device: Device) -> tuple[float, float]:
-    """(memory-bound seconds, compute-bound seconds) of one operation: only its bound counts."""
+def _memory_and_compute(bytes_: float, flops: float, device: Device) -> tuple[float, float]:
+    """(seconds reading `bytes_`, seconds computing `flops`): both count, one after the other."""
     cls = device.device_class
     memory = bytes_ / (device.bandwidth_bps * cls.bandwidth_efficiency)
     compute = flops / (device.peak_flops * cls.flops_efficiency)
-    return (memory, 0.0) if memory >= compute else (0.0, compute)
+    return memory, compute
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,15 +114,16 @@ def location_step(share: Share, device: Device, inputs: DecodeInputs) -> Locatio
         kv_bytes = inputs.kv_bytes_per_token * inputs.context * b
         per_position = decode_attention_flops_per_position(inputs.attention)
         kv_flops = float(per_position * parts.num_layers * inputs.context * b)
-    weights = _roofline(weight_bytes, weight_flops, device)
-    attention = _roofline(kv_bytes, kv_flops, device)
+    memory_s, compute_s = _memory_and_compute(
+        weight_bytes + kv_bytes, weight_flops + kv_flops, device
+    )
     return LocationStep(
         location=share.location,
         weight_bytes=weight_bytes,
         kv_bytes=kv_bytes,
         flops=weight_flops + kv_flops,
-        memory_s=weights[0] + attention[0],
-        compute_s=weights[1] + attention[1],
+        memory_s=memory_s,
+        compute_s=compute_s,
         overhead_s=share.layers * device.device_class.layer_overhead_s,
     )
 

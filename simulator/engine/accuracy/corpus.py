@@ -1,7 +1,9 @@
 """The measurement corpus: published figures the planner's predictions are checked against.
 
-`data/measurements/validation.json` is a verbatim copy of the team's corpus
-(`shared/measurements/validation.json`), shipped so a clean clone can check itself.
+`data/measurements/validation.json` is the team's corpus (`shared/measurements/validation.json`,
+43 rows H001–H085), shipped so a clean clone can check itself, plus rows X001… that extend it
+from a source it already cites (each says so in `extends_corpus`; `original_rows` leaves them
+out, and the report shows the original rows' figures on their own too).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class MeasurementRow:
     unit: str
     source_url: str
     peak_memory: str = ""  # as the source states it ("30.3 GiB", "44.8 GB per GPU"), if it does
+    # Rows added to the team's corpus from a source it already cites (X001…): what they extend.
+    extends_corpus: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +99,7 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
         value=_value(row, path),
         source_url=_source_url(row, path),
         peak_memory=str(row.get("peak_memory") or ""),
+        extends_corpus=str(row.get("extends_corpus") or ""),
         **text,
     )
 
@@ -118,6 +123,11 @@ def corpus_info(data: Mapping[str, Any]) -> CorpusInfo:
     if not isinstance(assembled, str) or not ISO_DATE.match(assembled):
         raise EngineInputError(field="assembled", message="must be an ISO date (YYYY-MM-DD)")
     return CorpusInfo(title=str(data.get("title", "")), assembled=assembled)
+
+
+def original_rows(rows: tuple[MeasurementRow, ...]) -> tuple[MeasurementRow, ...]:
+    """The rows of the team's corpus as assembled, without the rows that extend it."""
+    return tuple(row for row in rows if not row.extends_corpus)
 
 
 def read_corpus_file(name: str = CORPUS_PATH) -> dict[str, Any]:

@@ -4,6 +4,7 @@ the error band a planner figure carries."""
 from __future__ import annotations
 
 import statistics
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -143,3 +144,39 @@ def error_band(category: str, report: AccuracyReport) -> float | None:
     if stats is not None and stats.modeled >= MIN_ROWS_FOR_CATEGORY_BAND:
         return stats.median_abs_error
     return report.median_abs_error
+
+
+def format_report(title: str, report: AccuracyReport) -> str:
+    """The per-category table, overall figures and misses of `report`, as text."""
+    lines = [f"{title}: {len(report.predictions)} rows"]
+    for c in report.categories:
+        median = "—" if c.median_abs_error is None else f"{c.median_abs_error:.1%}"
+        worst = "—" if c.worst_abs_error is None else f"{c.worst_abs_error:.1%} ({c.worst_row_id})"
+        lines.append(
+            f"  {c.category:34} {c.modeled:4} modeled {c.not_modeled:3} not  {median:>6}  {worst}"
+        )
+    overall = "—" if report.median_abs_error is None else f"{report.median_abs_error:.1%}"
+    ratio_text = "—" if report.worst_ratio is None else f"{report.worst_ratio:.2f}x"
+    lines.append(f"  overall median |error| {overall}; worst ratio {ratio_text}")
+    lines += [f"  miss: {miss}" for miss in report.misses] or ["  every target met"]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    """`python -m simulator.engine.accuracy.report`: the shipped corpus with the rows that
+    extend it, then the team's original rows alone; exit 1 when the whole corpus misses."""
+    from .corpus import load_corpus, original_rows
+    from .predict import predict_all
+
+    _, rows = load_corpus()
+    predictions = predict_all(rows)
+    originals = {row.id for row in original_rows(rows)}
+    whole = accuracy_report(predictions)
+    print(format_report("Corpus with its extension rows", whole))
+    original = accuracy_report([p for p in predictions if p.row_id in originals])
+    print(format_report("Original corpus (without the extension rows)", original))
+    return 0 if whole.targets_met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

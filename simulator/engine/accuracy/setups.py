@@ -58,6 +58,7 @@ MODEL_ALIASES: dict[str, str] = {
     "gpt-oss-20b": "gpt-oss-20b",
     "gpt-oss-120b": "gpt-oss-120b",
     "qwen3-coder-30b-a3b": "qwen3-coder-30b-a3b",
+    "qwen2.5-coder-7b": "qwen2.5-coder-7b",
     "glm-4.7-flash": "glm-4.7-flash",
     "deepseek-v3": "deepseek-v3",
     "deepseek-v2-lite": "deepseek-v2-lite",

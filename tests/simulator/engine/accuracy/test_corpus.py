@@ -3,15 +3,17 @@ import copy
 import pytest
 
 from simulator.engine.accuracy import load_corpus, rows_from_corpus
-from simulator.engine.accuracy.corpus import read_corpus_file
+from simulator.engine.accuracy.corpus import original_rows, read_corpus_file
 from simulator.engine.errors import EngineInputError
 
-CORPUS_ROWS = 43  # validation.json's row_count
+CORPUS_ROWS = 43  # the team's corpus as assembled (H001–H085)
+EXTENSION_ROWS = 71  # X001–X071: the other llama-batched-bench cells of H039's source file
 
 
 def test_the_shipped_corpus_has_43_rows_and_its_assembly_date():
     info, rows = load_corpus()
-    assert len(rows) == CORPUS_ROWS
+    assert len(original_rows(rows)) == CORPUS_ROWS
+    assert len(rows) == CORPUS_ROWS + EXTENSION_ROWS == read_corpus_file()["row_count"]
     assert info.assembled == "2026-11-21"
     assert rows[0].id == "H001"
     assert rows[0].source_url == "https://github.com/ggml-org/llama.cpp/pull/4766"
@@ -38,3 +40,12 @@ def test_a_bad_row_is_rejected_naming_its_field(change, field):
     with pytest.raises(EngineInputError) as error:
         rows_from_corpus(_with_row(change))
     assert error.value.field == field
+
+
+def test_extension_rows_cite_h039s_source_and_say_what_they_extend():
+    _, rows = load_corpus()
+    h039 = next(row for row in rows if row.id == "H039")
+    extension = [row for row in rows if row.extends_corpus]
+    assert len(extension) == EXTENSION_ROWS
+    assert all(row.id.startswith("X") and row.category == "serving_batched" for row in extension)
+    assert {row.source_url for row in extension} == {h039.source_url}
