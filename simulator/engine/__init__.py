@@ -4,4 +4,6 @@ Imports nothing from Django; the service layer calls `parse_request`, `simulate`
 and `result_to_json`.
 """
 
-ENGINE_VERSION = "1.1.1"  # 1.1: refined mode's LoRA-aware backward; .1: decode memory + compute
+# 1.1: refined mode's LoRA-aware backward; .1: decode memory + compute; .2: Metal Marlin
+# derived from seed 001's kernel table.
+ENGINE_VERSION = "1.1.2"

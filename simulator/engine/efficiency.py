@@ -34,6 +34,17 @@ DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
 # Hybrid runtimes that compute the CPU-resident experts' prefill on the CPU (KTransformers'
 # CPU MoE kernels) rather than copying them to the GPU per micro-batch as llama.cpp does.
 RUNTIMES_COMPUTING_EXPERTS_ON_CPU = frozenset({KTRANSFORMERS})
+# Metal Marlin's per-layer cost, derived from seed 001's own kernel table (shared/seeds/001,
+# "Fused GEMM Kernel Performance": GLM-4.7-Flash expert shape 2048×1536, 3 bpw, M4 Max) and not
+# fitted on its decode figure: 2.8 ms at batch 1 and 4.2 ms at batch 32, 32× the rows for 1.5×
+# the time, so a fused trellis dispatch is latency-bound. The line through the two points
+# meets batch 0 at 2.755 ms: the fixed cost of one dispatch. Decode runs one fused MoE dispatch
+# (moe_trellis_swiglu) per layer. Its reads and arithmetic take the Apple GPU class's
+# constants, i.e. llama.cpp-metal's, fitted on corpus rows H021–H031 (docs/model.md).
+METAL_MARLIN_BATCH_1_S, METAL_MARLIN_BATCH_32_S = 2.8e-3, 4.2e-3
+METAL_MARLIN_DISPATCH_S = round(
+    METAL_MARLIN_BATCH_1_S - (METAL_MARLIN_BATCH_32_S - METAL_MARLIN_BATCH_1_S) / (32 - 1), 7
+)
 TRAIN = "train"  # the device class of training constants (flops_efficiency = utilization)
 DEVICE_CLASS_NAMES = (GPU, CPU, UNIFIED, TRAIN)
 _DATA = "data/efficiency.json"

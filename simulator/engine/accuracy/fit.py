@@ -19,12 +19,16 @@ from importlib import resources
 
 from ..efficiency import (
     DEFAULT_RUNTIME,
+    LLAMA_CPP_METAL,
+    METAL_MARLIN,
+    METAL_MARLIN_DISPATCH_S,
     PRIOR_EFFICIENCY,
     TRAIN,
     Efficiency,
     efficiency_to_json,
 )
 from ..errors import EngineInputError
+from ..infer_hardware import UNIFIED
 from .corpus import MeasurementRow, load_corpus, load_seed_rows
 from .predict import predicted_value
 from .setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
@@ -117,13 +121,41 @@ def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
     )
 
 
+# Keys whose constants are derived rather than fitted (see _derived): no row fits them.
+DERIVED_KEYS: frozenset[Key] = frozenset({(METAL_MARLIN, UNIFIED)})
+
+
+def _derived(table: Efficiency) -> Efficiency:
+    """Metal Marlin: the Apple GPU class's fitted constants (llama.cpp-metal) and the fixed
+    latency of one fused trellis dispatch per layer from seed 001's kernel table
+    (efficiency.METAL_MARLIN_DISPATCH_S), not a fit on seed 001's decode figure."""
+    apple = table.get(LLAMA_CPP_METAL, UNIFIED)
+    derived = table.replace(
+        replace(
+            apple,
+            runtime=METAL_MARLIN,
+            layer_overhead_s=METAL_MARLIN_DISPATCH_S,
+            fitted_on=(),
+            note=(
+                f"derived: {LLAMA_CPP_METAL}'s Apple GPU constants, and one fused trellis "
+                f"dispatch per layer ({METAL_MARLIN_DISPATCH_S * 1e3:.3f} ms, seed 001's "
+                "kernel table)"
+            ),
+        )
+    )
+    entries = sorted(derived.entries, key=lambda e: (e.runtime, e.device_class))
+    return replace(derived, entries=tuple(entries))
+
+
 def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Efficiency:
-    """One set of constants per (runtime, device class) the rows use, fitted on those rows."""
+    """One set of constants per (runtime, device class) the rows use, fitted on those rows;
+    the DERIVED_KEYS derived from the fitted ones."""
     resolved = _resolved(rows)
     by_key: dict[Key, list[tuple[MeasurementRow, Setup]]] = {}
     for row, setup in resolved:
         for key in setup_keys(setup):
-            by_key.setdefault(key, []).append((row, setup))
+            if key not in DERIVED_KEYS:
+                by_key.setdefault(key, []).append((row, setup))
     table = Efficiency(
         entries=tuple(
             replace(
@@ -138,6 +170,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     for _ in range(ROUNDS):
         for key in sorted(by_key):
             table = _fit_key(table, key, by_key[key])
+    if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
+        table = _derived(table)
     return table
 
 
