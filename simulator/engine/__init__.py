@@ -5,5 +5,5 @@ and `result_to_json`.
 """
 
 # 1.1: refined mode's LoRA-aware backward; .1: decode memory + compute; .2: Metal Marlin
-# derived from seed 001's kernel table.
-ENGINE_VERSION = "1.1.2"
+# derived from seed 001's kernel table; .3: fitted routing pool fraction in batched MoE decode.
+ENGINE_VERSION = "1.1.3"

@@ -1,13 +1,13 @@
 """Decode: one step of `batch` tokens, bounded per operation by memory traffic or arithmetic.
 
 Each location reads its active weights (attention, dense/shared MLPs, LM head and the routed
-experts the batch picks) once per step; the KV cache's location reads `context` positions per
-sequence. A location's step is its memory time plus its arithmetic time, bytes / bandwidth +
-FLOPs / FLOPS at its device class's efficiencies (no overlap: llama.cpp's batched decode runs
-each matmul's weight reads and multiply-adds in one kernel per operation, and the batch sweep
-of benches/dgx-spark.md grows by the FLOPs term on top of the weight reads; docs/model.md,
-"Decode"), plus a fixed cost per layer; hybrid adds the activations crossing the CPU–GPU link
-at every offloaded layer.
+experts the batch picks from an effective pool of f·E, f fitted) once per step; the KV
+cache's location reads `context` positions per sequence. A location's step is its memory
+time plus its arithmetic time, bytes / bandwidth + FLOPs / FLOPS at its device class's
+efficiencies (no overlap: llama.cpp's batched decode runs each matmul's weight reads and
+multiply-adds in one kernel per operation, and the batch sweep of benches/dgx-spark.md grows
+by the FLOPs term on top of the weight reads; docs/model.md, "Decode"), plus a fixed cost per
+layer; hybrid adds the activations crossing the CPU–GPU link at every offloaded layer.
 """
 
 from __future__ import annotations
@@ -23,12 +23,20 @@ ACTIVATION_BYTES = 4  # f32 hidden state copied each way per offloaded layer (gg
 LINK_DIRECTIONS = 2
 
 
-def distinct_experts(num_experts: int, per_token: int, batch: int) -> float:
-    """Expected routed experts a batch touches per layer under uniform routing:
-    E·(1 − (1 − k/E)^b); k at batch 1, E as the batch grows."""
+def distinct_experts(
+    num_experts: int, per_token: int, batch: int, pool_fraction: float = 1.0
+) -> float:
+    """Expected routed experts a batch touches per layer when each token picks k of an
+    effective pool of P = f·E experts independently: P·(1 − (1 − k/P)^b), with P ≥ k. Exactly
+    k at batch 1 whatever f; f = 1 is uniform routing over all E (E as the batch grows), a
+    smaller f the overlap of real routers, which favour some experts (docs/model.md,
+    "Decode")."""
     if num_experts == 0:
         return 0.0
-    return float(num_experts * (1.0 - (1.0 - per_token / num_experts) ** batch))
+    if batch <= 1:
+        return float(per_token)
+    pool = max(pool_fraction * num_experts, float(per_token))
+    return float(pool * (1.0 - (1.0 - per_token / pool) ** batch))
 
 
 def decode_attention_flops_per_position(attention: AttentionShape) -> int:
@@ -100,12 +108,17 @@ class DecodeInputs:
     kv_bytes_per_token: float
     context: int
     batch: int
+    # Effective share of the routed experts a batch draws from (distinct_experts); 1.0 =
+    # uniform routing, the fitted value comes with the efficiency table.
+    routing_pool_fraction: float = 1.0
 
 
 def location_step(share: Share, device: Device, inputs: DecodeInputs) -> LocationStep:
     p, b = inputs.placement, inputs.batch
     parts = p.parts
-    picked = distinct_experts(parts.num_experts, parts.experts_per_token, b)
+    picked = distinct_experts(
+        parts.num_experts, parts.experts_per_token, b, inputs.routing_pool_fraction
+    )
     weight_bytes = share.dense_read_bytes + share.expert_layers * picked * p.expert_bytes
     active = share.dense_params + share.expert_layers * parts.experts_per_token * parts.expert
     weight_flops = FLOPS_PER_MAC * b * active

@@ -6,11 +6,15 @@ ik_llama.cpp, seed 001's Metal Marlin trellis kernels, KTransformers, torchtune.
 is where the work runs (`gpu`, `cpu`, `unified`). The shipped table
 (`data/efficiency.json`) is written by `python -m simulator.engine.accuracy.fit` from the
 measurement corpus (docs/accuracy.md, "How predictions are made"); a key with no measurement
-keeps the prior below and says so (`fitted_on` empty).
+keeps the prior below and says so (`fitted_on` empty). The table also carries one global
+model constant that is no runtime's efficiency: the routing pool fraction f of batched MoE
+decode (decode.distinct_experts), fitted on the batched MoE decode rows (1.0, uniform routing,
+where no table is loaded).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,6 +52,7 @@ METAL_MARLIN_DISPATCH_S = round(
 TRAIN = "train"  # the device class of training constants (flops_efficiency = utilization)
 DEVICE_CLASS_NAMES = (GPU, CPU, UNIFIED, TRAIN)
 _DATA = "data/efficiency.json"
+UNIFORM_ROUTING = 1.0  # routing pool fraction before any fit: every expert equally likely
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,8 +81,13 @@ class RuntimeConstants:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Efficiency:
+    """The per-(runtime, device class) constants, and the routing pool fraction f of batched
+    MoE decode (one global value; `routing_pool_fitted_on` lists the rows it was fitted on)."""
+
     entries: tuple[RuntimeConstants, ...]
     corpus_assembled: str = ""
+    routing_pool_fraction: float = UNIFORM_ROUTING
+    routing_pool_fitted_on: tuple[str, ...] = ()
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
         """The constants of `runtime` on `device_class`; the prior when the table has none."""
@@ -93,7 +103,7 @@ class Efficiency:
         """A copy with `entry` in place of the one with the same key (or added)."""
         key = (entry.runtime, entry.device_class)
         kept = tuple(e for e in self.entries if (e.runtime, e.device_class) != key)
-        return Efficiency(entries=(*kept, entry), corpus_assembled=self.corpus_assembled)
+        return dataclasses.replace(self, entries=(*kept, entry))
 
 
 # Training prior: seed 000's utilization (workload.DEFAULT_UTILIZATION).
@@ -129,6 +139,8 @@ PRIOR_EFFICIENCY = Efficiency(entries=())
 def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
     return {
         "corpus_assembled": efficiency.corpus_assembled,
+        "routing_pool_fraction": efficiency.routing_pool_fraction,
+        "routing_pool_fitted_on": list(efficiency.routing_pool_fitted_on),
         "entries": [
             {
                 "runtime": e.runtime,
@@ -144,11 +156,19 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
     }
 
 
-def _fraction(entry: Mapping[str, Any], key: str, path: str, *, upper: float) -> float:
-    value = entry.get(key)
+def _fraction(
+    entry: Mapping[str, Any], key: str, path: str, *, upper: float, default: float | None = None
+) -> float:
+    value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= upper:
         raise EngineInputError(field=f"{path}.{key}", message=f"must be a number in [0, {upper}]")
     return float(value)
+
+
+def _row_ids(value: object, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(i, str) for i in value):
+        raise EngineInputError(field=field, message="must be a list of row ids")
+    return tuple(value)
 
 
 def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
@@ -161,16 +181,14 @@ def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
         raise EngineInputError(
             field=f"{path}.device_class", message=f"must be one of {DEVICE_CLASS_NAMES}"
         )
-    fitted_on = entry.get("fitted_on", [])
-    if not isinstance(fitted_on, list) or not all(isinstance(i, str) for i in fitted_on):
-        raise EngineInputError(field=f"{path}.fitted_on", message="must be a list of row ids")
+    fitted_on = _row_ids(entry.get("fitted_on", []), f"{path}.fitted_on")
     return RuntimeConstants(
         runtime=str(runtime),
         device_class=str(device_class),
         bandwidth_efficiency=_fraction(entry, "bandwidth_efficiency", path, upper=1.0),
         flops_efficiency=_fraction(entry, "flops_efficiency", path, upper=1.0),
         layer_overhead_s=_fraction(entry, "layer_overhead_s", path, upper=1.0),
-        fitted_on=tuple(fitted_on),
+        fitted_on=fitted_on,
         note=str(entry.get("note", "")),
     )
 
@@ -184,7 +202,23 @@ def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
             _entry_from_json(e, f"efficiency.entries[{i}]") for i, e in enumerate(entries)
         ),
         corpus_assembled=str(data.get("corpus_assembled", "")),
+        routing_pool_fraction=_routing_pool_fraction(data),
+        routing_pool_fitted_on=_row_ids(
+            data.get("routing_pool_fitted_on", []), "efficiency.routing_pool_fitted_on"
+        ),
     )
+
+
+def _routing_pool_fraction(data: Mapping[str, Any]) -> float:
+    """In (0, 1]; absent → uniform routing."""
+    value = _fraction(
+        data, "routing_pool_fraction", "efficiency", upper=1.0, default=UNIFORM_ROUTING
+    )
+    if value == 0:
+        raise EngineInputError(
+            field="efficiency.routing_pool_fraction", message="must be a number in (0, 1]"
+        )
+    return value
 
 
 @cache

@@ -119,7 +119,8 @@ def simulate_inference(
 ) -> InferenceResult:
     """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
     w, hw = request.workload, request.hardware
-    devices = devices_for(hw, w.placement, runtime=w.runtime, efficiency=efficiency)
+    table = load_efficiency() if efficiency is None else efficiency
+    devices = devices_for(hw, w.placement, runtime=w.runtime, efficiency=table)
     placement = place(
         model_parts(w.model), w.quant, w.placement, offload_from_layer=w.offload_from_layer
     )
@@ -135,6 +136,7 @@ def simulate_inference(
         kv_bytes_per_token=per_token,
         context=w.context,
         batch=w.batch,
+        routing_pool_fraction=table.routing_pool_fraction,
     )
     return InferenceResult(
         request=request,

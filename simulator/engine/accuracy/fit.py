@@ -4,8 +4,10 @@ rewrites `data/efficiency.json` (add `--check` to only compare with the shipped 
 Each (runtime, device class) key has up to three constants (bandwidth and FLOPS efficiency,
 per-layer overhead). Coordinate descent over fixed grids minimizes, over the rows whose
 prediction uses the key, the sum of squared log errors plus a weak pull towards the prior
-(so a constant no row is sensitive to stays at its prior). Grids, order and tie-breaks are
-fixed, so the fit is deterministic.
+(so a constant no row is sensitive to stays at its prior). Each round then fits the one
+global routing pool fraction f (decode.distinct_experts) on the rows whose prediction depends
+on it, batched MoE decode (batch ≥ 2), the same way (pull towards uniform routing, 1.0).
+Grids, order and tie-breaks are fixed, so the fit is deterministic.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..efficiency import (
     METAL_MARLIN_DISPATCH_S,
     PRIOR_EFFICIENCY,
     TRAIN,
+    UNIFORM_ROUTING,
     Efficiency,
     efficiency_to_json,
 )
@@ -34,6 +37,7 @@ from .predict import predicted_value
 from .setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
 
 FRACTION_GRID = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))  # 0.02 … 1.00
+ROUTING_POOL_GRID = tuple(round(0.20 + 0.01 * i, 2) for i in range(81))  # 0.20 … 1.00
 OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
 PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
 ROUNDS = 3
@@ -61,8 +65,7 @@ def _resolved(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setu
     return resolved
 
 
-def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
-    entry, prior = table.get(*key), PRIOR_EFFICIENCY.get(*key)
+def _squared_log_errors(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
     total = 0.0
     for row, setup in pairs:
         try:
@@ -70,6 +73,12 @@ def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Set
         except EngineInputError:
             return math.inf
         total += math.log(predicted / row.value) ** 2
+    return total
+
+
+def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
+    entry, prior = table.get(*key), PRIOR_EFFICIENCY.get(*key)
+    total = _squared_log_errors(table, pairs)
     for name in ("bandwidth_efficiency", "flops_efficiency", "layer_overhead_s"):
         value, base = getattr(entry, name), getattr(prior, name)
         if base > 0:
@@ -121,6 +130,27 @@ def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
     )
 
 
+def depends_on_routing(setup: Setup) -> bool:
+    """Whether the routing pool fraction moves the prediction: decode of a batch (≥ 2) of an
+    MoE model (at batch 1 a token reads its k experts whatever f)."""
+    if not isinstance(setup, InferSetup) or setup.phase != "decode":
+        return False
+    w = setup.request.workload
+    return w.batch >= 2 and w.model.is_moe
+
+
+def _fit_routing(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> Efficiency:
+    """The grid value of f minimizing the squared log errors of `pairs` plus the weak pull
+    towards uniform routing; ties keep the larger f (the nearer uniform)."""
+
+    def loss(fraction: float) -> float:
+        errors = _squared_log_errors(replace(table, routing_pool_fraction=fraction), pairs)
+        return errors + PRIOR_WEIGHT * math.log(fraction / UNIFORM_ROUTING) ** 2
+
+    best = min(ROUTING_POOL_GRID, key=lambda f: (loss(f), -f))
+    return replace(table, routing_pool_fraction=best)
+
+
 # Keys whose constants are derived rather than fitted (see _derived): no row fits them.
 DERIVED_KEYS: frozenset[Key] = frozenset({(METAL_MARLIN, UNIFIED)})
 
@@ -148,15 +178,18 @@ def _derived(table: Efficiency) -> Efficiency:
 
 
 def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Efficiency:
-    """One set of constants per (runtime, device class) the rows use, fitted on those rows;
-    the DERIVED_KEYS derived from the fitted ones."""
+    """One set of constants per (runtime, device class) the rows use, fitted on those rows,
+    and the routing pool fraction on the batched MoE decode rows (uniform if none); the
+    DERIVED_KEYS derived from the fitted ones."""
     resolved = _resolved(rows)
     by_key: dict[Key, list[tuple[MeasurementRow, Setup]]] = {}
     for row, setup in resolved:
         for key in setup_keys(setup):
             if key not in DERIVED_KEYS:
                 by_key.setdefault(key, []).append((row, setup))
+    routed = [(row, setup) for row, setup in resolved if depends_on_routing(setup)]
     table = Efficiency(
+        routing_pool_fitted_on=tuple(row.id for row, _ in routed),
         entries=tuple(
             replace(
                 PRIOR_EFFICIENCY.get(*key),
@@ -170,6 +203,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     for _ in range(ROUNDS):
         for key in sorted(by_key):
             table = _fit_key(table, key, by_key[key])
+        if routed:
+            table = _fit_routing(table, routed)
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
         table = _derived(table)
     return table

@@ -1,5 +1,7 @@
 """Decode and prefill from named sizes: weight and KV bytes over bandwidth, FLOPs over FLOPS."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,39 @@ def test_a_batch_touches_more_distinct_experts_up_to_all_of_them():
     assert distinct_experts(experts, per_token, 1) == pytest.approx(per_token)
     assert distinct_experts(experts, per_token, 2) == pytest.approx(64 * (1 - (60 / 64) ** 2))
     assert distinct_experts(experts, per_token, 4096) == pytest.approx(experts)
+
+
+@pytest.mark.parametrize("fraction", [1.0, 0.49, 0.2, 0.01])
+def test_a_single_token_reads_its_k_experts_whatever_the_routing_pool(fraction):
+    assert distinct_experts(128, 4, 1, fraction) == 4.0
+    assert distinct_experts(64, 8, 1, fraction) == 8.0
+
+
+def test_a_smaller_routing_pool_touches_fewer_experts_at_batch_32():
+    experts, per_token = 128, 4  # gpt-oss-120b
+    counts = [distinct_experts(experts, per_token, 32, f) for f in (1.0, 0.75, 0.49, 0.3, 0.2)]
+    assert counts == sorted(counts, reverse=True)
+    assert len(set(counts)) == len(counts)
+    assert counts[0] == pytest.approx(128 * (1 - (124 / 128) ** 32))  # uniform: 81.7
+    pool = 0.49 * 128
+    assert counts[2] == pytest.approx(pool * (1 - (1 - 4 / pool) ** 32))  # 55.1
+    # the pool never shrinks below the k experts one token reads
+    assert distinct_experts(experts, per_token, 32, 0.01) == pytest.approx(per_token)
+
+
+def _moe_decode(batch, fraction):
+    workload = InferWorkload(
+        model=load_model("gpt-oss-20b"), quant=weight_scheme("Q8_0"), placement="gpu", batch=batch
+    )
+    table = replace(load_efficiency(), routing_pool_fraction=fraction)
+    return simulate_inference(InferenceRequest(workload=workload, hardware=HARDWARE), table)
+
+
+def test_the_routing_pool_leaves_batch_1_decode_unchanged_and_speeds_up_batches():
+    assert _moe_decode(1, 0.3).decode == _moe_decode(1, 1.0).decode
+    narrow, uniform = _moe_decode(32, 0.3).decode, _moe_decode(32, 1.0).decode
+    assert narrow.locations[0].weight_bytes < uniform.locations[0].weight_bytes
+    assert narrow.tokens_per_s > uniform.tokens_per_s
 
 
 def test_prefill_counts_two_flops_per_active_weight_and_causal_attention_pairs():

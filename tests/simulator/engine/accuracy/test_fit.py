@@ -8,8 +8,14 @@ from simulator.engine.accuracy import (
     load_efficiency,
     load_seed_rows,
 )
-from simulator.engine.accuracy.fit import fit_shipped
-from simulator.engine.efficiency import LLAMA_CPP_METAL, METAL_MARLIN
+from simulator.engine.accuracy.fit import ROUTING_POOL_GRID, depends_on_routing, fit_shipped
+from simulator.engine.accuracy.setups import row_setup
+from simulator.engine.efficiency import (
+    LLAMA_CPP_METAL,
+    METAL_MARLIN,
+    PRIOR_EFFICIENCY,
+    UNIFORM_ROUTING,
+)
 from simulator.engine.errors import EngineInputError
 
 _, ROWS = load_corpus()
@@ -31,6 +37,38 @@ def test_a_bad_constant_is_rejected_naming_its_field():
     with pytest.raises(EngineInputError) as error:
         efficiency_from_json(body)
     assert error.value.field == "efficiency.entries[0].bandwidth_efficiency"
+
+
+def test_the_routing_pool_fraction_is_fitted_on_batched_moe_decode_rows_only():
+    """One global value (docs/model.md, "Decode"): fitted on the rows it moves, the
+    llama-batched-bench MoE rows at B ≥ 2; H039's gpt-oss-120b step then reads ≈ 55 of 128
+    experts per layer, what its measured 102 ms allows at 273 GB/s."""
+    shipped = load_efficiency()
+    assert shipped.routing_pool_fraction == 0.49
+    assert shipped.routing_pool_fraction in ROUTING_POOL_GRID
+    by_id = {row.id: row for row in ROWS}
+    fitted_on = shipped.routing_pool_fitted_on
+    assert "H039" in fitted_on
+    assert len(fitted_on) == 45  # 3 MoE models × 3 prompt lengths × B = 2, 4, 8, 16, 32
+    assert all(depends_on_routing(row_setup(by_id[i])) for i in fitted_on)
+    assert "X001" not in fitted_on  # batch 1: the fraction does not move it
+
+
+def test_no_batched_moe_row_keeps_uniform_routing():
+    assert fit_efficiency(ROWS[:3]).routing_pool_fraction == UNIFORM_ROUTING
+    assert PRIOR_EFFICIENCY.routing_pool_fraction == UNIFORM_ROUTING
+    body = efficiency_to_json(load_efficiency())
+    del body["routing_pool_fraction"]
+    assert efficiency_from_json(body).routing_pool_fraction == UNIFORM_ROUTING
+
+
+@pytest.mark.parametrize("value", [0, 1.5, "0.5"])
+def test_a_bad_routing_pool_fraction_is_rejected(value):
+    body = efficiency_to_json(load_efficiency())
+    body["routing_pool_fraction"] = value
+    with pytest.raises(EngineInputError) as error:
+        efficiency_from_json(body)
+    assert error.value.field == "efficiency.routing_pool_fraction"
 
 
 def test_each_constant_is_fitted_on_its_own_runtimes_rows():
