@@ -5,7 +5,6 @@ from typing import Any
 from uuid import UUID
 
 from django.core.cache import cache
-from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
@@ -22,6 +21,7 @@ from simulator.concurrency import SimulateBusyError, simulate_slot
 from simulator.engine.errors import EngineInputError
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.openapi import SIMULATE_REQUEST
+from simulator.recent_answers import RecentAnswers
 from simulator.serializers import (
     ErrorSerializer,
     RankingQuerySerializer,
@@ -36,9 +36,11 @@ from simulator.throttles import SimulateAnonThrottle
 # Views of finished rankings, by run id (they never change): an hour in the shared cache.
 RANKING_VIEW_CACHE_S = 3600
 # Each web process keeps its latest GET /api/rankings answers for a second, so a popular
-# ranking is served without PostgreSQL or Redis; a price change shows that much later.
+# ranking is served without PostgreSQL or Redis; a price change shows that much later. Older
+# answers are served (up to RANKINGS_STALE_S) only while one thread refreshes them.
 RANKINGS_RECENT_S = 1
-_recent_answers = LocMemCache("rankings-recent", {"OPTIONS": {"MAX_ENTRIES": 1000}})
+RANKINGS_STALE_S = 10
+_recent_answers = RecentAnswers(fresh_s=RANKINGS_RECENT_S, stale_s=RANKINGS_STALE_S)
 
 
 def engine_error_response(exc: EngineInputError) -> Response:
@@ -141,6 +143,17 @@ class RankingListApi(APIView):
         cached = _recent_answers.get(recent_key)
         if cached is not None:
             return HttpResponse(cached, content_type="application/json")
+        try:
+            response = self._answer(request)
+        finally:
+            _recent_answers.done(recent_key)
+        if response.status_code == status.HTTP_200_OK and isinstance(response, HttpResponse):
+            _recent_answers.put(recent_key, response.content)
+        else:
+            _recent_answers.drop(recent_key)
+        return response
+
+    def _answer(self, request: Request) -> HttpResponseBase:
         query = RankingQuerySerializer(data=request.query_params)
         if not query.is_valid():
             return field_errors_response(query.errors)
@@ -157,7 +170,6 @@ class RankingListApi(APIView):
         if run.status != RunStatus.DONE:
             return Response(serializer.data, status=status.HTTP_202_ACCEPTED)
         answer = _ranking_answer(run, run_url=serializer.get_url(run), query=q)
-        _recent_answers.set(recent_key, answer, RANKINGS_RECENT_S)
         return HttpResponse(answer, content_type="application/json")
 
 
