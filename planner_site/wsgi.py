@@ -1,9 +1,12 @@
 """WSGI entry point (gunicorn planner_site.wsgi)."""
 
+import logging
 import os
 import sys
 
+from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
+from django.urls import reverse
 
 # gunicorn's threads share one GIL per process. At CPython's default 5 ms switch interval a
 # cached read (0.4 ms of Python) waited behind a simulate request's slice; 0.5 ms lowered
@@ -14,3 +17,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner_site.settings")
 sys.setswitchinterval(WEB_GIL_SWITCH_INTERVAL_S)
 
 application = get_wsgi_application()
+
+
+def _warm_up() -> None:
+    """Import the URLconf (every view, service and the engine), build the URL reverser and
+    the cache client now rather than in the first request each process serves: 0.5 s that,
+    under load, every thread of a fresh process waited for (docs/benchmarks.md, Load)."""
+    reverse("healthz")
+    try:
+        cache.get("warm-up")
+    except Exception:  # a cache outage is the requests' to report, not the boot's
+        logging.getLogger(__name__).warning("cache unreachable while warming up", exc_info=True)
+
+
+_warm_up()
