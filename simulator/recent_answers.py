@@ -2,10 +2,11 @@
 
 An answer younger than `fresh_s` is served as it is. Once older, the first thread to ask
 refreshes it (checks prices, looks the run up: PostgreSQL and Redis) while the other threads
-keep serving the answer they have, for at most `stale_s`. Without this every thread of a
-process missed in the same instant each second, and a slow database moment (a checkpoint
-after the ranking's megabytes were written) reached the tail of every cached read: p99
-0.2–0.6 s in the load test against 65 ms (docs/benchmarks.md, Load). A refresh that does not
+keep serving the answer they have, for at most `stale_s`; with no answer yet, they wait for
+that thread's. Without this every thread of a process missed in the same instant each
+second (and all of a fresh process's threads at once, each opening its own database
+connection), which reached the tail of the cached reads in the load test
+(docs/benchmarks.md, Load). A refresh that does not
 end in an answer to keep (the prices changed and a new ranking is queued) drops the entry,
 so nobody is served the old prices after it.
 """
@@ -21,24 +22,32 @@ from dataclasses import dataclass, field
 class RecentAnswers:
     fresh_s: float
     stale_s: float
+    wait_s: float = 5.0
     max_entries: int = 1000
     _answers: dict[str, tuple[float, bytes]] = field(default_factory=dict)
-    _refreshing: set[str] = field(default_factory=set)
+    _computing: dict[str, threading.Event] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, key: str) -> bytes | None:
-        """The answer to serve now, or None: then this thread computes it and calls `put`
-        (or `drop`), and must call `done` when finished."""
-        now = time.monotonic()
-        with self._lock:
-            entry = self._answers.get(key)
-            if entry is None or now - entry[0] > self.stale_s:
-                return None
-            stored_at, answer = entry
-            if now - stored_at < self.fresh_s or key in self._refreshing:
-                return answer
-            self._refreshing.add(key)
-            return None
+        """The answer to serve now, or None: then this thread computes it, calls `put` (or
+        `drop`), and must call `done` when finished. With no answer at all, a thread waits
+        (up to `wait_s`) for the one already computing it rather than computing it too: a
+        fresh process's threads all asked at once."""
+        waited = False
+        while True:
+            now = time.monotonic()
+            with self._lock:
+                entry = self._answers.get(key)
+                if entry is not None and now - entry[0] > self.stale_s:
+                    entry = None
+                computing = self._computing.get(key)
+                if entry is not None and (now - entry[0] < self.fresh_s or computing is not None):
+                    return entry[1]
+                if computing is None or waited:
+                    self._computing.setdefault(key, threading.Event())
+                    return None
+            waited = True
+            computing.wait(self.wait_s)
 
     def put(self, key: str, answer: bytes) -> None:
         with self._lock:
@@ -52,9 +61,11 @@ class RecentAnswers:
 
     def done(self, key: str) -> None:
         with self._lock:
-            self._refreshing.discard(key)
+            computing = self._computing.pop(key, None)
+        if computing is not None:
+            computing.set()
 
     def clear(self) -> None:
         with self._lock:
             self._answers.clear()
-            self._refreshing.clear()
+            self._computing.clear()

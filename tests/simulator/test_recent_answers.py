@@ -1,7 +1,9 @@
 """simulator.recent_answers: a web process's answers for a second, then served stale only
 while one thread refreshes them."""
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from simulator.recent_answers import RecentAnswers
 
@@ -57,7 +59,7 @@ def test_a_failed_refresh_lets_the_next_caller_try_again() -> None:
 
 
 def test_an_answer_past_its_stale_limit_is_not_served() -> None:
-    answers = RecentAnswers(fresh_s=0.01, stale_s=0.02)
+    answers = RecentAnswers(fresh_s=0.01, stale_s=0.02, wait_s=0.01)
     answers.put("k", b"a")
     time.sleep(0.05)
 
@@ -71,3 +73,29 @@ def test_it_keeps_at_most_max_entries() -> None:
         answers.put(key, key.encode())
 
     assert [answers.get(key) for key in ("a", "b", "c")] == [None, b"b", b"c"]
+
+
+def test_with_no_answer_yet_the_other_threads_wait_for_the_one_computing_it() -> None:
+    answers = RecentAnswers(fresh_s=1, stale_s=10)
+    computed: list[str] = []
+    first_computing = threading.Event()
+
+    def ask(name: str) -> bytes:
+        answer = answers.get("k")
+        if answer is not None:
+            return answer
+        computed.append(name)
+        first_computing.set()
+        time.sleep(0.2)  # the database and Redis, for the first request of a process
+        answers.put("k", b"computed by " + name.encode())
+        answers.done("k")
+        return b"computed by " + name.encode()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        first = pool.submit(ask, "first")
+        first_computing.wait(5)
+        others = list(pool.map(ask, ["b", "c", "d"]))
+
+    assert computed == ["first"]
+    assert first.result() == b"computed by first"
+    assert others == [b"computed by first"] * 3
