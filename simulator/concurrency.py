@@ -6,7 +6,10 @@ Why: a flood of simulate requests (each 3–10 ms of Python, many of them refuse
 shared the web processes' CPU and GIL with the cheap cached reads in proportion to their
 number, and the reads' tail latency tripled (docs/benchmarks.md, Load). Waiting in line
 costs nothing; a flood then slows itself down instead of the reads. Within one process the
-GIL runs one request's Python at a time anyway, so one slot costs a lone client little.
+GIL runs one request's Python at a time anyway; the default of two slots lets a second
+request compute while a single-build request waits on PostgreSQL (about half its 20 ms),
+which one slot did not: single-build p99 went over 250 ms when gunicorn's processes got
+uneven shares of the connections.
 """
 
 from __future__ import annotations

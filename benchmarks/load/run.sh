@@ -12,7 +12,7 @@
 # 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
 #
 #   benchmarks/load/run.sh            # LOAD_DURATION=20s per scenario
-# Knobs (environment): LOAD_DURATION, LOAD_GET_CONNECTIONS (16), LOAD_POST_CONNECTIONS (8),
+# Knobs (environment): LOAD_DURATION, LOAD_WARMUP (5s of (a) before measuring; 0s: none), LOAD_GET_CONNECTIONS (16), LOAD_POST_CONNECTIONS (8),
 # LOAD_FLOOD_CONNECTIONS (8), LOAD_WEB_COMMAND (default: the Procfile's web line),
 # LOAD_ONLY_A=1 (stop after scenario a), LOAD_KEEP_DB=1.
 set -euo pipefail
@@ -24,6 +24,7 @@ export LOAD_DIR PATH="${PLANNER_VENV:-$ROOT/.venv}/bin:$PATH" PYTHONPATH="$ROOT"
 DB=${LOAD_DB:-planner_load}
 PORT=${LOAD_PORT:-8765}
 DURATION=${LOAD_DURATION:-20s}
+WARMUP=${LOAD_WARMUP:-5s}
 GET_CONNECTIONS=${LOAD_GET_CONNECTIONS:-16}
 POST_CONNECTIONS=${LOAD_POST_CONNECTIONS:-8}
 FLOOD_CONNECTIONS=${LOAD_FLOOD_CONNECTIONS:-8}
@@ -107,6 +108,12 @@ scenario() {  # name, then wrk arguments
   wrk --latency --timeout 10s -d "$DURATION" "$@" | tee "$WORK/$name.txt" | grep '^RESULT' | sed "s/^RESULT/RESULT $name/"
 }
 
+# Warm-up, not measured: the web processes' first seconds (connections to PostgreSQL and
+# Redis opened per thread, first answers computed) are not the steady state (a) measures.
+if [ "$WARMUP" != 0s ]; then
+  echo "==> warm-up of (a) for $WARMUP (not measured)"
+  wrk --timeout 10s -d "$WARMUP" -t1 -c "$GET_CONNECTIONS" -s "$LOAD_DIR/report.lua" "$RANKINGS" | grep '^RESULT' | sed 's/^RESULT/warm-up/'
+fi
 scenario a-cached-rankings -t1 -c "$GET_CONNECTIONS" -s "$LOAD_DIR/report.lua" "$RANKINGS"
 [ -z "${LOAD_ONLY_A:-}" ] || exit 0
 scenario b-simulate-build -t1 -c "$POST_CONNECTIONS" -s "$LOAD_DIR/simulate_build.lua" "$BASE"
