@@ -14,7 +14,7 @@
 #   benchmarks/load/run.sh            # LOAD_DURATION=20s per scenario
 # Knobs (environment): LOAD_DURATION, LOAD_WARMUP (5s of (a) before measuring; 0s: none), LOAD_GET_CONNECTIONS (16), LOAD_POST_CONNECTIONS (8),
 # LOAD_FLOOD_CONNECTIONS (8), LOAD_WEB_COMMAND (default: the Procfile's web line),
-# LOAD_ONLY_A=1 (stop after scenario a), LOAD_KEEP_DB=1.
+# LOAD_ONLY_A=1 (stop after scenario a), LOAD_KEEP_DB=1, LOAD_LOG_DIR (keep the logs there).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -47,6 +47,7 @@ export WEB_HOST=127.0.0.1 WEB_PORT=$PORT
 
 pids=()
 stop() {
+  [ -z "${LOAD_LOG_DIR:-}" ] || cp "$WORK"/*.log "$WORK"/*.txt "$LOAD_LOG_DIR"/ 2>/dev/null || true
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   redis-cli -n 12 flushdb >/dev/null || true
@@ -79,6 +80,9 @@ sql "ANALYZE" >/dev/null  # as autovacuum would have done on a database in servi
 python manage.py collectstatic --noinput -v 0
 
 web=${LOAD_WEB_COMMAND:-$(sed -n 's/^web: //p' Procfile)}
+# Each request's time inside gunicorn (%(M)s, ms) in the access log: the server's share of a
+# latency, apart from the time wrk's own process waited for one of the same two cores.
+web="$web --access-logformat '%(t)s \"%(r)s\" %(s)s %(M)s'"
 worker=$(sed -n 's/^worker: //p' Procfile)
 started web bash -c "exec $web"
 started worker bash -c "exec $worker --without-gossip --without-mingle"
@@ -105,11 +109,38 @@ sql "VACUUM ANALYZE" >/dev/null
 BUILD_ID=$(sql "select id from catalog_build order by id limit 1")
 export LOAD_BUILD_ID=$BUILD_ID
 
-scenario() {  # name, then wrk arguments
+server_side() {  # name, path, first and last second: gunicorn's own times from its log
+  python3 - "$WORK/web.log" "$@" <<'PY'
+import json, re, sys
+from datetime import datetime
+log, name, path, first, last = sys.argv[1:6]
+ms = []
+for line in open(log, errors="replace"):
+    m = re.match(r'\[([^\]]+)\] "\w+ (\S+) [^"]*" (\d+) (\d+)$', line.strip())
+    if not m or not m.group(2).startswith(path):
+        continue
+    at = datetime.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S %z").timestamp()
+    if int(first) <= at <= int(last):
+        ms.append(int(m.group(4)))
+ms.sort()
+def pct(q): return ms[min(len(ms) - 1, int(len(ms) * q))] if ms else None
+print("RESULT " + name + "-server " + json.dumps(
+    {"requests": len(ms), "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": ms[-1] if ms else None}))
+PY
+}
+
+scenario() {  # name, then wrk arguments (the URL last)
   local name=$1
   shift
   echo "==> $name: load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  local first last
+  first=$(date +%s)
   wrk --latency --timeout 10s -d "$DURATION" "$@" | tee "$WORK/$name.txt" | grep '^RESULT' | sed "s/^RESULT/RESULT $name/"
+  last=$(date +%s)
+  case "$name" in
+    b-*) server_side "$name" /api/simulate "$first" "$last" ;;
+    *) server_side "$name" /api/rankings "$first" "$last" ;;
+  esac
 }
 
 # Warm-up, not measured: the web processes' first seconds (connections to PostgreSQL and
