@@ -168,5 +168,8 @@ wait "$flood"
 kill "$sampler" 2>/dev/null || true
 grep '^RESULT' "$WORK/c-flood.txt" | sed 's/^RESULT/RESULT c-flood/'
 echo "RESULT c-queue {\"max_waiting_rankings\": $(sort -n "$WORK/queue.txt" | tail -1), \"RANKING_QUEUE_MAX\": $RANKING_QUEUE_MAX}"
+# /healthz answers 503 while no worker has answered its ping yet: counted apart, with the lines.
 server_errors=$(grep -c '" [5][0-9][0-9] ' "$WORK/web.log" || true)
-echo "RESULT server {\"5xx_in_access_log\": $server_errors}"
+healthz_errors=$(grep '" [5][0-9][0-9] ' "$WORK/web.log" | grep -c '"GET /healthz ' || true)
+grep '" [5][0-9][0-9] ' "$WORK/web.log" | head -5 || true
+echo "RESULT server {\"5xx_in_access_log\": $server_errors, \"of_them_healthz_before_the_worker\": $healthz_errors}"
