@@ -20,6 +20,10 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", "failed"
 
 
+# A run waiting for or under computation: what the queue cap counts and the sweep watches.
+UNFINISHED_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+
+
 class SimulationRun(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     kind = models.CharField(max_length=16, choices=RunKind.choices)
@@ -72,7 +76,7 @@ class SimulationRun(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in (RunStatus.DONE, RunStatus.FAILED)
+        return self.status not in UNFINISHED_STATUSES
 
 
 class RunChunk(models.Model):

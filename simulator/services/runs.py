@@ -15,7 +15,13 @@ from django.db.models import F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from simulator.models import RunChunk, RunKind, RunStatus, SimulationRun
+from simulator.models import (
+    UNFINISHED_STATUSES,
+    RunChunk,
+    RunKind,
+    RunStatus,
+    SimulationRun,
+)
 
 # Progress shown once a run starts, before any chunk is done, so a client sees it moving.
 STARTED_PROGRESS_PCT = 1
@@ -25,7 +31,6 @@ CHUNKS_PROGRESS_PCT = 95
 QUEUE_FULL_RETRY_AFTER_S = 30
 # pg_advisory_xact_lock key of the queue cap (any constant no other code locks).
 QUEUE_LOCK_KEY = 0x51_4D_41_58  # "QMAX"
-WAITING_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
 
 
 class QueueFullError(Exception):
@@ -106,7 +111,7 @@ def _run_for_input(input_hash: str) -> SimulationRun | None:
 
 
 def _queue_room_check(*, kind: RunKind, max_waiting: int) -> None:
-    waiting = SimulationRun.objects.filter(kind=kind, status__in=WAITING_STATUSES).count()
+    waiting = SimulationRun.objects.filter(kind=kind, status__in=UNFINISHED_STATUSES).count()
     if waiting >= max_waiting:
         raise QueueFullError(waiting=waiting, retry_after_s=QUEUE_FULL_RETRY_AFTER_S)
 
@@ -196,7 +201,7 @@ def simulation_run_execute_inline(
         raise
     now = timezone.now()
     # A concurrent identical request may have finished it first; then its result stands.
-    SimulationRun.objects.filter(pk=run.pk, status__in=WAITING_STATUSES).update(
+    SimulationRun.objects.filter(pk=run.pk, status__in=UNFINISHED_STATUSES).update(
         status=RunStatus.DONE,
         result=result,
         progress_pct=100,

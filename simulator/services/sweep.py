@@ -22,12 +22,10 @@ from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 from kombu.exceptions import ChannelError
 
-from simulator.models import RunChunk, RunKind, RunStatus, SimulationRun
+from simulator.models import UNFINISHED_STATUSES, RunChunk, RunKind, SimulationRun
 from simulator.services.runs import simulation_run_fail
 
 logger = logging.getLogger(__name__)
-
-UNFINISHED = (RunStatus.QUEUED, RunStatus.RUNNING)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -81,7 +79,7 @@ def _last_activity() -> Greatest:
 def simulation_run_stalled_list(*, before: datetime) -> QuerySet[SimulationRun]:
     """Unfinished rankings with no sign of progress since `before`."""
     return (
-        SimulationRun.objects.filter(kind=RunKind.RANKING, status__in=UNFINISHED)
+        SimulationRun.objects.filter(kind=RunKind.RANKING, status__in=UNFINISHED_STATUSES)
         .alias(last_activity=_last_activity())
         .filter(last_activity__lt=before)
         .order_by("created_at")
