@@ -16,9 +16,9 @@ from frontend.selectors import simulation_run_get
 from frontend.services import ranking_request
 from frontend.serving_forms import SERVE_DEFAULTS, SERVE_SORTS, ServeFilterForm
 from frontend.serving_selectors import serving_page
-from frontend.views import sort_links
+from frontend.views import run_progress_context, sort_links
 from simulator.engine.errors import EngineInputError
-from simulator.models import RunStatus, SimulationRun
+from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
 from simulator.services.runs import QueueFullError
 
@@ -36,10 +36,9 @@ COLUMNS = (
 def _result(
     run: SimulationRun, budget: float | None, sort: str, links: dict[str, str]
 ) -> dict[str, Any]:
-    if run.status == RunStatus.FAILED:
-        return {"run": run, "failed": True}
-    if run.status != RunStatus.DONE:
-        return {"run": run}
+    progress = run_progress_context(run)
+    if progress is not None:
+        return progress
     page = serving_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
     return {"run": run, "ranking": page, "columns": COLUMNS, "sort_links": links,
             "sort_label": dict(SERVE_SORTS)[sort]}  # fmt: skip

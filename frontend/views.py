@@ -92,14 +92,23 @@ def sort_links(
     return links
 
 
-def _ranking_result(
-    run: SimulationRun, budget: float | None, sort: str, links: dict[str, str]
-) -> dict[str, Any]:
-    """The run's progress while it computes; its table, chart and sort links when done."""
+def run_progress_context(run: SimulationRun) -> dict[str, Any] | None:
+    """What a result partial shows of a run not done yet (its progress, or that it failed);
+    None once it is done."""
     if run.status == RunStatus.FAILED:
         return {"run": run, "failed": True}
     if run.status != RunStatus.DONE:
         return {"run": run}
+    return None
+
+
+def _ranking_result(
+    run: SimulationRun, budget: float | None, sort: str, links: dict[str, str]
+) -> dict[str, Any]:
+    """The run's progress while it computes; its table, chart and sort links when done."""
+    progress = run_progress_context(run)
+    if progress is not None:
+        return progress
     page = ranking_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
     return {"run": run, "ranking": page, "sort_columns": SORT_COLUMNS, "sort_links": links,
             "sort_label": dict(TABLE_SORTS)[sort]}  # fmt: skip
