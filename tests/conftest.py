@@ -31,7 +31,10 @@ def _fresh_cache() -> None:
     every process, as in production) and cached reports must not leak from test to test.
     (Engine tests may run without Django: `-p no:django`.)"""
     if apps.ready:
+        from simulator.services.accuracy import accuracy_report_forget
+
         cache.clear()
+        accuracy_report_forget()
 
 
 def _missing_services() -> list[str]:

@@ -118,6 +118,11 @@ else:
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int(
         "DATABASE_CONNECT_TIMEOUT_S", default=3
     )
+    if "postgresql" in DATABASES["default"]["ENGINE"]:
+        # No JIT: every query here is short. On tables not yet analysed, PostgreSQL's row
+        # estimates for a build's lines joined to the nine part tables pass jit_above_cost,
+        # and compiling took 580 ms for a 1 ms query (docs/benchmarks.md, "Third round").
+        DATABASES["default"]["OPTIONS"]["options"] = "-c jit=off"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -21,7 +21,7 @@ from django.http import Http404
 
 from catalog.compatibility import build_errors
 from catalog.models import Build, Part
-from catalog.selectors import part_current_prices
+from catalog.selectors import build_lines, part_current_prices, part_detailed_map
 from catalog.spec import spec_from_lines
 from simulator.engine import ENGINE_VERSION
 from simulator.engine.errors import EngineInputError
@@ -200,7 +200,7 @@ def _catalog_workload(workload: object) -> object:
 def _part_lines(value: object) -> list[tuple[Part, int]]:
     if not isinstance(value, list) or not value:
         raise EngineInputError(field="parts", message="must be a non-empty list")
-    lines = []
+    wanted: list[tuple[int, int]] = []
     for position, line in enumerate(value):
         field = f"parts[{position}]"
         if not isinstance(line, Mapping):
@@ -210,11 +210,12 @@ def _part_lines(value: object) -> list[tuple[Part, int]]:
             raise EngineInputError(field=f"{field}.part_id", message="must be an integer id")
         if isinstance(quantity, bool) or not isinstance(quantity, int) or not 1 <= quantity <= 16:
             raise EngineInputError(field=f"{field}.quantity", message="must be 1 to 16")
-        part = Part.objects.filter(pk=part_id).first()
-        if part is None:
+        wanted.append((part_id, quantity))
+    parts = part_detailed_map(part_ids=[part_id for part_id, _ in wanted])
+    for part_id, _ in wanted:
+        if part_id not in parts:
             raise Http404(f"No part with id {part_id}.")
-        lines.append((part, quantity))
-    return lines
+    return [(parts[part_id], quantity) for part_id, quantity in wanted]
 
 
 def simulation_request_submit(*, body: object) -> SimulationRun:
@@ -236,7 +237,7 @@ def simulation_request_submit(*, body: object) -> SimulationRun:
         build = Build.objects.filter(pk=build_id).first()
         if build is None:
             raise Http404(f"No build with id {build_id}.")
-        lines = [(line.part, line.quantity) for line in build.lines.select_related("part")]
+        lines = [(part, quantity) for part, quantity, _ in build_lines(build=build)]
         return _catalog_lines_run(body=body, lines=lines, field="build_id", build=build)
     if "parts" in body:
         lines = _part_lines(body["parts"])

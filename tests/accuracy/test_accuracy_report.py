@@ -3,7 +3,10 @@ row changes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.core.cache import cache
 
 from simulator.engine.accuracy import AccuracyReport
 from simulator.engine.accuracy.report import MIN_ROWS_FOR_CATEGORY_BAND
@@ -71,3 +74,26 @@ def test_with_no_measurement_the_band_says_so(db: None) -> None:
     assert band["category"] == "inference_gpu_dense"
     assert band["typical_abs_error"] is None
     assert band["basis"] == "no modeled corpus row yet"
+
+
+def test_a_removed_row_leaves_the_report_this_process_holds(corpus: int) -> None:
+    before = accuracy_report_get()
+    Measurement.objects.filter(row_id="H013").delete()
+
+    after = accuracy_report_get()
+
+    assert len(after.predictions) == len(before.predictions) - 1
+    assert "H013" not in {p.row_id for p in after.predictions}
+
+
+def test_an_unchanged_report_costs_one_query_and_no_cache_read(
+    corpus: int, django_assert_num_queries: Any
+) -> None:
+    """Every single-build answer carries a band: it must not re-read the report each time."""
+    first = accuracy_report_get()
+    cache.clear()  # were the cache read, the report would be rebuilt from every row
+
+    with django_assert_num_queries(1):
+        again = accuracy_report_get()
+
+    assert again is first

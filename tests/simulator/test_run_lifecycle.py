@@ -7,6 +7,7 @@ from django.db import connection
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.services.runs import (
     QueueFullError,
+    simulation_run_execute_inline,
     simulation_run_fail,
     simulation_run_finish,
     simulation_run_get_or_create,
@@ -134,3 +135,30 @@ def test_concurrent_requests_never_queue_past_the_cap() -> None:
     assert answers.count("queued") == cap
     assert answers.count("full") == clients - cap
     assert SimulationRun.objects.filter(status=RunStatus.QUEUED).count() == cap
+
+
+def _stored(run: SimulationRun) -> tuple[object, ...]:
+    fields = ("status", "result", "progress_pct", "started_at", "finished_at", "attempts")
+    return tuple(getattr(run, name) for name in fields)
+
+
+@pytest.mark.django_db
+def test_an_inline_run_comes_back_as_it_was_stored() -> None:
+    run, _ = _create(kind=RunKind.SINGLE, chunks_total=0)
+
+    returned = simulation_run_execute_inline(run=run, compute=lambda body: {"echo": body})
+
+    assert returned.status == RunStatus.DONE
+    assert _stored(returned) == _stored(SimulationRun.objects.get(pk=run.pk))
+
+
+@pytest.mark.django_db
+def test_an_inline_run_finished_meanwhile_keeps_the_first_result() -> None:
+    run, _ = _create(kind=RunKind.SINGLE, chunks_total=0)
+    stale_copy = SimulationRun.objects.get(pk=run.pk)
+    simulation_run_execute_inline(run=run, compute=lambda body: {"first": True})
+
+    returned = simulation_run_execute_inline(run=stale_copy, compute=lambda body: {"second": 1})
+
+    assert returned.result == {"first": True}
+    assert _stored(returned) == _stored(SimulationRun.objects.get(pk=run.pk))

@@ -4,6 +4,8 @@ import time
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from catalog.models import Build
@@ -256,3 +258,36 @@ def test_a_refused_request_gives_its_simulate_slot_back(settings: Any) -> None:
     accepted = _post(_inline())
 
     assert (refused.status_code, accepted.status_code) == (400, 200)
+
+
+def _part_reads(queries: list[dict[str, Any]]) -> int:
+    return sum('"catalog_part"' in query["sql"] for query in queries)
+
+
+@pytest.mark.django_db
+def test_a_builds_parts_are_read_in_one_query_not_one_a_part(catalog: None) -> None:
+    """Each part's kind-specific row (GPU, CPU, ...) comes joined with its line; reading them
+    one by one was a third of a single-build request's time (docs/benchmarks.md, Load)."""
+    build = Build.objects.get(name__startswith="Build A:")
+    parts = [{"part_id": line.part_id, "quantity": line.quantity} for line in build.lines.all()]
+
+    with CaptureQueriesContext(connection) as by_build:
+        assert _post({"workload": _workload(), "build_id": build.pk}).status_code == 200
+    with CaptureQueriesContext(connection) as by_parts:
+        assert _post({"workload": _workload(tokens=1), "parts": parts}).status_code == 200
+
+    assert len(parts) >= 6
+    assert _part_reads(by_build.captured_queries) == 1
+    assert _part_reads(by_parts.captured_queries) == 1
+
+
+@pytest.mark.django_db
+def test_an_unknown_part_among_known_ones_is_a_404_naming_it(catalog: None) -> None:
+    build = Build.objects.get(name__startswith="Build A:")
+    parts = [{"part_id": line.part_id, "quantity": line.quantity} for line in build.lines.all()]
+
+    response = _post({"workload": _workload(), "parts": [*parts, {"part_id": 999_999}]})
+
+    assert response.status_code == 404
+    assert "999999" in response.json()["detail"]
+    assert not SimulationRun.objects.exists()
