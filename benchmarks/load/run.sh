@@ -82,7 +82,8 @@ python manage.py collectstatic --noinput -v 0
 web=${LOAD_WEB_COMMAND:-$(sed -n 's/^web: //p' Procfile)}
 # Each request's time inside gunicorn (%(M)s, ms) in the access log: the server's share of a
 # latency, apart from the time wrk's own process waited for one of the same two cores.
-web="$web --access-logformat '%(t)s \"%(r)s\" %(s)s %(M)s'"
+# The process id (%(p)s) shows how the keep-alive connections fell across the processes.
+web="$web --access-logformat '%(t)s \"%(r)s\" %(s)s %(M)s %(p)s'"
 worker=$(sed -n 's/^worker: //p' Procfile)
 started web bash -c "exec $web"
 started worker bash -c "exec $worker --without-gossip --without-mingle"
@@ -114,18 +115,20 @@ server_side() {  # name, path, first and last second: gunicorn's own times from 
 import json, re, sys
 from datetime import datetime
 log, name, path, first, last = sys.argv[1:6]
-ms = []
+ms, per_process = [], {}
 for line in open(log, errors="replace"):
-    m = re.match(r'\[([^\]]+)\] "\w+ (\S+) [^"]*" (\d+) (\d+)$', line.strip())
+    m = re.match(r'\[([^\]]+)\] "\w+ (\S+) [^"]*" (\d+) (\d+) <(\d+)>$', line.strip())
     if not m or not m.group(2).startswith(path):
         continue
     at = datetime.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S %z").timestamp()
     if int(first) <= at <= int(last):
         ms.append(int(m.group(4)))
+        per_process[m.group(5)] = per_process.get(m.group(5), 0) + 1
 ms.sort()
 def pct(q): return ms[min(len(ms) - 1, int(len(ms) * q))] if ms else None
 print("RESULT " + name + "-server " + json.dumps(
-    {"requests": len(ms), "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": ms[-1] if ms else None}))
+    {"requests": len(ms), "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": ms[-1] if ms else None,
+     "per_process": sorted(per_process.values(), reverse=True)}))
 PY
 }
 

@@ -67,14 +67,16 @@ def test_every_environment_variable_the_settings_read_is_listed_in_env_example()
     assert read - listed == set()
 
 
-def test_the_image_serves_with_the_procfiles_gunicorn_processes_and_threads() -> None:
-    """The bulkhead (simulator/concurrency.py) counts on more threads than simulate slots;
-    the container and `bin/run` must not drift apart on it."""
+def test_the_image_and_the_procfile_serve_with_the_same_gunicorn_settings() -> None:
+    """Processes, threads and the connection policy live in planner_site/gunicorn.py; the
+    container and `bin/run` must both load it and not set them again on the command line
+    (the bulkhead, simulator/concurrency.py, counts on more threads than simulate slots)."""
     procfile = (DOCKER_DIR.parent / "Procfile").read_text()
     web = next(line for line in procfile.splitlines() if line.startswith("web:"))
     dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
     cmd = " ".join(json.loads(dockerfile.split("\nCMD ", 1)[1].splitlines()[0]))
 
-    for option in ("--workers", "--threads"):
-        procfile_value = web.split(option, 1)[1].split()[0]
-        assert f"{option} {procfile_value}" in cmd, option
+    for command in (web, cmd):
+        assert "--config python:planner_site.gunicorn" in command, command
+        for option in ("--workers", "--threads", "-w ", "--keep-alive"):
+            assert option not in command, (option, command)

@@ -1,0 +1,93 @@
+"""The Procfile's web command, run for real: gunicorn with planner_site/gunicorn.py closes a
+POST /api/simulate connection after its answer (so the next request lands on whichever
+process is free) and keeps every other connection alive."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, database_url_for_current_connection
+from tests.reliability.conftest import free_port, wait_for
+
+START_TIMEOUT_S = 60.0
+
+
+def _procfile_web_command() -> str:
+    procfile = (REPO_ROOT / "Procfile").read_text()
+    return next(line for line in procfile.splitlines() if line.startswith("web: "))[5:]
+
+
+def _answers(port: int) -> bool:
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        connection.request("GET", "/api/parts")
+        return connection.getresponse().status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def web_port(transactional_db: None, tmp_path: Path) -> Iterator[int]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "DJANGO_SETTINGS_MODULE": "planner_site.settings.test",
+        "DATABASE_URL": database_url_for_current_connection(),
+        "WEB_HOST": "127.0.0.1",
+        "WEB_PORT": str(port),
+    }
+    log_path = tmp_path / "gunicorn.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            ["bash", "-c", f"exec {_procfile_web_command()}"],
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=log, start_new_session=True,
+        )  # fmt: skip
+    try:
+        wait_for(lambda: _answers(port), timeout_s=START_TIMEOUT_S, what="gunicorn")
+        yield port
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- gunicorn log ---\n{log_path.read_text()}") from None
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def _exchange(
+    connection: http.client.HTTPConnection, method: str, path: str, body: object = None
+) -> tuple[int, str | None]:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    payload = None if body is None else json.dumps(body)
+    connection.request(method, path, body=payload, headers=headers)
+    response = connection.getresponse()
+    response.read()
+    return response.status, response.getheader("Connection")
+
+
+@pytest.mark.services
+def test_simulate_closes_its_connection_and_reads_keep_theirs(web_port: int) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", web_port, timeout=10)
+
+    read_status, read_connection = _exchange(connection, "GET", "/api/parts")
+    socket_after_read = connection.sock
+    # Refused at once (no workload): the policy is the path's, whatever the answer.
+    simulate_status, simulate_connection = _exchange(connection, "POST", "/api/simulate", {})
+    socket_after_simulate = connection.sock
+
+    assert read_status == 200
+    assert read_connection == "keep-alive"
+    assert socket_after_read is not None
+    assert simulate_status == 400
+    assert simulate_connection == "close"
+    assert socket_after_simulate is None  # http.client closed it, as the server asked
+    # The next request opens a new connection and is served.
+    assert _exchange(connection, "GET", "/api/parts")[0] == 200
