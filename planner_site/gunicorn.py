@@ -15,18 +15,23 @@ graceful_timeout = 10
 
 # The request that holds a web thread for milliseconds of computing (docs/benchmarks.md).
 SIMULATE_PATH = "/api/simulate"
+# Requests a keep-alive connection serves before it is closed (nginx's keepalive_requests,
+# 1,000 there): at 2,000 cached reads a second over 16 connections, each is opened again
+# about once a second, which costs a fraction of a millisecond.
+KEEPALIVE_REQUESTS = 100
 
 
 def pre_request(worker: Any, req: Any) -> None:
-    """POST /api/simulate closes its connection after the answer.
+    """Close the connection after this answer: after POST /api/simulate, and after a
+    connection's KEEPALIVE_REQUESTS-th request.
 
     A keep-alive connection stays with the process that accepted it, and gunicorn's
-    processes accept unevenly: in two of three load runs all eight connections of the
-    single-build scenario sat on one process, which then computed every request on one
-    core with its two simulate slots while the other process idled (66 against 108
-    requests/s, p50 117 against 71 ms). A closed connection makes the client's next
-    request a new connection, accepted by whichever process gets to it first: the one
-    that is free. Reconnecting on loopback costs a fraction of a millisecond; a simulate
-    request costs ten or more. Cheap reads keep their connections."""
-    if req.method == "POST" and req.path == SIMULATE_PATH:
+    processes accept unevenly: in load runs all eight connections of the single-build
+    scenario, or all sixteen of the cached reads, sat on one process, which then served
+    them on one core (and, for simulate, with its two slots) while the other process idled
+    (single builds: 54-66 against 104-112 requests/s). A closed connection makes the
+    client's next request a new connection, accepted by whichever process gets to it
+    first: the less busy one. A simulate request costs ten milliseconds or more, so it
+    closes every time; cheap reads keep their connection for a while."""
+    if req.req_number >= KEEPALIVE_REQUESTS or (req.method == "POST" and req.path == SIMULATE_PATH):
         req.force_close()

@@ -1,6 +1,6 @@
 """The Procfile's web command, run for real: gunicorn with planner_site/gunicorn.py closes a
 POST /api/simulate connection after its answer (so the next request lands on whichever
-process is free) and keeps every other connection alive."""
+process is free), and any connection after KEEPALIVE_REQUESTS requests."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from planner_site.gunicorn import KEEPALIVE_REQUESTS
 from tests.conftest import REPO_ROOT, database_url_for_current_connection
 from tests.reliability.conftest import free_port, wait_for
 
@@ -91,3 +92,16 @@ def test_simulate_closes_its_connection_and_reads_keep_theirs(web_port: int) -> 
     assert socket_after_simulate is None  # http.client closed it, as the server asked
     # The next request opens a new connection and is served.
     assert _exchange(connection, "GET", "/api/parts")[0] == 200
+
+
+@pytest.mark.services
+def test_a_connection_is_closed_after_its_hundredth_request(web_port: int) -> None:
+    """As nginx's keepalive_requests: long-lived connections are spread again over the
+    processes as they reconnect."""
+    connection = http.client.HTTPConnection("127.0.0.1", web_port, timeout=10)
+
+    answers = [_exchange(connection, "GET", "/api/parts") for _ in range(KEEPALIVE_REQUESTS)]
+
+    assert {status for status, _ in answers} == {200}
+    assert {header for _, header in answers[:-1]} == {"keep-alive"}
+    assert answers[-1][1] == "close"
