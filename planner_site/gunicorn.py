@@ -1,8 +1,8 @@
 """gunicorn's settings for the web processes: `gunicorn planner_site.wsgi --config
 python:planner_site.gunicorn` (the Procfile's web line and the image's command).
 
-Two processes of twelve threads: the bulkhead (simulator/concurrency.py) lets two simulate
-requests per process compute at once, and the other threads keep serving reads meanwhile
+Two processes of twelve threads: the bulkhead (simulator/concurrency.py) lets one simulate
+request per process compute at a time, and the other threads keep serving reads meanwhile
 (docs/benchmarks.md, "Load": 2 x 12 measured against 4 x 8, 3 x 2 and 4 x 1)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def pre_request(worker: Any, req: Any) -> None:
     A keep-alive connection stays with the process that accepted it, and gunicorn's
     processes accept unevenly: in load runs all eight connections of the single-build
     scenario, or all sixteen of the cached reads, sat on one process, which then served
-    them on one core (and, for simulate, with its two slots) while the other process idled
+    them on one core (and, for simulate, with its own slots) while the other process idled
     (single builds: 54-66 against 104-112 requests/s). A closed connection makes the
     client's next request a new connection, accepted by whichever process gets to it
     first: the less busy one. A simulate request costs ten milliseconds or more, so it

@@ -6,10 +6,13 @@ Why: a flood of simulate requests (each 3–10 ms of Python, many of them refuse
 shared the web processes' CPU and GIL with the cheap cached reads in proportion to their
 number, and the reads' tail latency tripled (docs/benchmarks.md, Load). Waiting in line
 costs nothing; a flood then slows itself down instead of the reads. Within one process the
-GIL runs one request's Python at a time anyway; the default of two slots lets a second
-request compute while a single-build request waits on PostgreSQL (about half its 20 ms),
-which one slot did not: single-build p99 went over 250 ms when gunicorn's processes got
-uneven shares of the connections.
+GIL runs one request's Python at a time anyway. The default is one slot: with two, a
+second request could compute while the first waited on PostgreSQL, which helped single
+builds only while gunicorn left most connections on one process; since connections are
+spread again (planner_site/gunicorn.py), one slot a process (two on the two cores) kept the
+cached reads' p99 under the flood at 1.40-1.55x their unloaded figure in five runs, against
+1.57-2.39x with two slots, while single builds stayed at p99 139-165 ms
+(docs/benchmarks.md, Load, "Third round").
 """
 
 from __future__ import annotations

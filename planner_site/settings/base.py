@@ -258,7 +258,7 @@ SIMULATE_MAX_COST_UNITS = env.int("SIMULATE_MAX_COST_UNITS", default=2_000_000_0
 RANKING_QUEUE_MAX = env.int("RANKING_QUEUE_MAX", default=20)
 # POST /api/simulate requests one web process works on at once; the rest wait up to
 # SIMULATE_SLOT_WAIT_S, then get 503 with Retry-After (simulator/concurrency.py).
-SIMULATE_CONCURRENCY = env.int("SIMULATE_CONCURRENCY", default=2)
+SIMULATE_CONCURRENCY = env.int("SIMULATE_CONCURRENCY", default=1)
 SIMULATE_SLOT_WAIT_S = env.float("SIMULATE_SLOT_WAIT_S", default=10.0)
 
 # Seconds /healthz waits for the broker and for a worker to answer a ping.
