@@ -85,13 +85,19 @@ web=${LOAD_WEB_COMMAND:-$(sed -n 's/^web: //p' Procfile)}
 # The process id (%(p)s) shows how the keep-alive connections fell across the processes.
 web="$web --access-logformat '%(t)s \"%(r)s\" %(s)s %(M)s %(p)s'"
 worker=$(sed -n 's/^worker: //p' Procfile)
-started web bash -c "exec $web"
+# The worker first, and the web once it answers a ping: /healthz then answers 200 from its
+# first request, and every 5xx line in the access log is one the load caused.
 started worker bash -c "exec $worker --without-gossip --without-mingle"
 for _ in $(seq 60); do
-  curl -fs "$BASE/healthz" >/dev/null 2>&1 && break
+  celery -A planner_site inspect ping --timeout 1 >/dev/null 2>&1 && break
   sleep 1
 done
-curl -fs "$BASE/healthz" >/dev/null || { cat "$WORK/web.log"; exit 1; }
+started web bash -c "exec $web"
+for _ in $(seq 60); do
+  curl -fs "$BASE/api/parts" >/dev/null 2>&1 && break
+  sleep 1
+done
+curl -fs "$BASE/healthz" >/dev/null || { cat "$WORK/web.log" "$WORK/worker.log"; exit 1; }
 
 echo "==> warming the default rankings"
 python manage.py rankings_refresh >/dev/null
@@ -171,7 +177,8 @@ wait "$flood"
 kill "$sampler" 2>/dev/null || true
 grep '^RESULT' "$WORK/c-flood.txt" | sed 's/^RESULT/RESULT c-flood/'
 echo "RESULT c-queue {\"max_waiting_rankings\": $(sort -n "$WORK/queue.txt" | tail -1), \"RANKING_QUEUE_MAX\": $RANKING_QUEUE_MAX}"
-# /healthz answers 503 while no worker has answered its ping yet: counted apart, with the lines.
+# /healthz answers 503 while no worker answers its ping (should the worker stop answering):
+# counted apart, with the lines.
 server_errors=$(grep -c '" [5][0-9][0-9] ' "$WORK/web.log" || true)
 healthz_errors=$(grep '" [5][0-9][0-9] ' "$WORK/web.log" | grep -c '"GET /healthz ' || true)
 grep '" [5][0-9][0-9] ' "$WORK/web.log" | head -5 || true
