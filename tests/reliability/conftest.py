@@ -82,6 +82,25 @@ def _stop_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> Non
         proc.wait()
 
 
+@contextlib.contextmanager
+def web_server(
+    command: list[str], *, env: dict[str, str], ready: Callable[[], object], log_path: Path
+) -> Iterator[None]:
+    """A web server started as `command` (its own process group) and polled until `ready()`;
+    its log is shown if it never gets there. Stopped with SIGTERM, as a supervisor would."""
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+        )
+    try:
+        wait_for(ready, timeout_s=START_TIMEOUT_S, what="the web server")
+        yield
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- web server log ---\n{log_path.read_text()}") from None
+    finally:
+        _stop_group(proc, signal.SIGTERM)
+
+
 # --- Redis ---------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class RedisServer:

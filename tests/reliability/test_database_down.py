@@ -10,13 +10,13 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
 import sys
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -24,11 +24,10 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from planner_site.middleware import DATABASE_DOWN_MESSAGE
-from tests.conftest import REPO_ROOT, database_url_for_current_connection
-from tests.reliability.conftest import RedisServer, free_port, wait_for
+from tests.conftest import database_url_for_current_connection
+from tests.reliability.conftest import RedisServer, free_port, wait_for, web_server
 
 RECOVER_WITHIN_S = 15.0
-START_TIMEOUT_S = 60.0
 CHUNK_BYTES = 65536
 # Seed build A (id 1) simulated at once: the request reads and writes the database.
 SINGLE_BUILD = {
@@ -136,20 +135,10 @@ def web(
         sys.executable, "-m", "gunicorn", "planner_site.wsgi", "--bind", f"127.0.0.1:{port}",
         "--workers", "1", "--threads", "2",
     ]  # fmt: skip
-    log_path = tmp_path / "gunicorn.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log, start_new_session=True
-        )
     base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _answers(f"{base}/api/parts", 200), timeout_s=START_TIMEOUT_S, what="web")
+    ready = partial(_answers, f"{base}/api/parts", 200)
+    with web_server(command, env=env, ready=ready, log_path=tmp_path / "gunicorn.log"):
         yield base
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n--- gunicorn log ---\n{log_path.read_text()}") from None
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=10)
 
 
 def _json(body: str) -> Any:

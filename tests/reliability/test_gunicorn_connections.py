@@ -7,19 +7,16 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from planner_site.gunicorn import KEEPALIVE_REQUESTS
 from tests.conftest import REPO_ROOT, database_url_for_current_connection
-from tests.reliability.conftest import free_port, wait_for
-
-START_TIMEOUT_S = 60.0
+from tests.reliability.conftest import free_port, web_server
 
 
 def _procfile_web_command() -> str:
@@ -47,20 +44,9 @@ def web_port(transactional_db: None, tmp_path: Path) -> Iterator[int]:
         "WEB_HOST": "127.0.0.1",
         "WEB_PORT": str(port),
     }
-    log_path = tmp_path / "gunicorn.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            ["bash", "-c", f"exec {_procfile_web_command()}"],
-            cwd=REPO_ROOT, env=env, stdout=log, stderr=log, start_new_session=True,
-        )  # fmt: skip
-    try:
-        wait_for(lambda: _answers(port), timeout_s=START_TIMEOUT_S, what="gunicorn")
+    command = ["bash", "-c", f"exec {_procfile_web_command()}"]
+    with web_server(command, env=env, ready=partial(_answers, port), log_path=tmp_path / "web.log"):
         yield port
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n--- gunicorn log ---\n{log_path.read_text()}") from None
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
 
 
 def _exchange(
