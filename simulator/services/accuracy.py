@@ -104,7 +104,7 @@ def _report_state(version: str) -> tuple[str, int]:
 
 # The report this process read last, under its key. A report never changes under its key, so
 # every figure's error band costs the key's query alone, not a cache read and the unpickling
-# of every row (2.3 -> 0.5 ms a single-build simulate request; docs/benchmarks.md).
+# of every row (2.4 -> 1.0 ms a band; docs/benchmarks.md, Load, "Third round").
 _last_report: tuple[str, AccuracyReport] | None = None
 
 
