@@ -29,7 +29,7 @@ def pre_request(worker: Any, req: Any) -> None:
     processes accept unevenly: in load runs all eight connections of the single-build
     scenario, or all sixteen of the cached reads, sat on one process, which then served
     them on one core (and, for simulate, with its own slots) while the other process idled
-    (single builds: 54-68 against 96-116 requests/s). A closed connection makes the
+    (single builds: 54-68 against 91-116 requests/s). A closed connection makes the
     client's next request a new connection, accepted by whichever process gets to it
     first: the less busy one. A simulate request costs ten milliseconds or more, so it
     closes every time; cheap reads keep their connection for a while."""
