@@ -65,18 +65,39 @@ TIER_SHAPES = {
 
 @dataclass(frozen=True)
 class CatalogSnapshot:
-    """Parts (kind-specific models) by kind and their current USD prices by part id."""
+    """Parts (kind-specific models) by kind and their current USD prices by part id.
+
+    With `with_unpriced` (planning a ranking, whose prices are read later) a part without a
+    current price may be chosen too, but only after every priced part that fits: a new part
+    is planned before it is priced, and its builds show as unpriced until it is."""
 
     parts: dict[str, list[Part]]
     prices_usd: dict[int, Decimal]
+    with_unpriced: bool = False
 
     def priced(self, kind: str) -> list[Part]:
-        """Parts of a kind that have a price, cheapest first (ties by id)."""
-        parts = [part for part in self.parts.get(kind, []) if part.pk in self.prices_usd]
-        return sorted(parts, key=lambda part: (self.prices_usd[part.pk], part.pk))
+        """Parts of a kind a build may use, cheapest first (ties by id); with
+        `with_unpriced`, the parts without a price follow, by id."""
+        parts = self.parts.get(kind, [])
+        if not self.with_unpriced:
+            parts = [part for part in parts if part.pk in self.prices_usd]
+        return sorted(parts, key=lambda part: (*self.line_order(part, 1), part.pk))
 
-    def cost(self, spec: BuildSpec) -> Decimal:
+    def line_order(self, part: Part, count: int) -> tuple[bool, Decimal]:
+        """Sort key of `count` of a part: priced lines first, then by their cost."""
+        price = self.prices_usd.get(part.pk)
+        return price is None, (price or Decimal(0)) * count
+
+    def cost(self, spec: BuildSpec) -> Decimal | None:
+        """The build's price; None when a part has no price (never an estimate)."""
+        if any(part.pk not in self.prices_usd for part, _ in spec.lines()):
+            return None
         return sum((self.prices_usd[part.pk] * count for part, count in spec.lines()), Decimal(0))
+
+    def cost_order(self, spec: BuildSpec) -> tuple[int, Decimal]:
+        """Sort key of builds: fewer unpriced parts first, then the cost of the priced ones."""
+        orders = [self.line_order(part, count) for part, count in spec.lines()]
+        return sum(unpriced for unpriced, _ in orders), sum((c for _, c in orders), Decimal(0))
 
 
 @dataclass(frozen=True)
@@ -84,7 +105,7 @@ class Candidate:
     """A build to rank. A whole system (Apple silicon) has no storage tier."""
 
     spec: BuildSpec
-    total_usd: Decimal
+    total_usd: Decimal | None  # None: a part has no current price (planning only)
     storage_tier: StorageTier | None
     ram_gb: int
     warnings: tuple[Problem, ...] = field(default=())
@@ -123,8 +144,8 @@ class _Picker:
         self.cases: list[Case] = snapshot.priced(PartKind.CASE)  # type: ignore[assignment]
         self.psus: list[Psu] = snapshot.priced(PartKind.PSU)  # type: ignore[assignment]
 
-    def price(self, part: Part) -> Decimal:
-        return self.snapshot.prices_usd[part.pk]
+    def order(self, part: Part, count: int) -> tuple[bool, Decimal]:
+        return self.snapshot.line_order(part, count)
 
     def cpu(self, board: Motherboard) -> Cpu | None:
         for cpu in self.cpus:
@@ -142,7 +163,7 @@ class _Picker:
             and kit.modules * (ram_gb // kit.capacity_gb) <= board.ram_slots
             and ram_gb <= board.max_ram_gb
         ]
-        return min(options, key=lambda o: (self.price(o[0]) * o[1], o[0].pk), default=None)
+        return min(options, key=lambda o: (*self.order(o[0], o[1]), o[0].pk), default=None)
 
     def storage(self, tier: StorageTier) -> tuple[NvmeDrive, int, NvmeCard | None] | None:
         shape = TIER_SHAPES[tier]
@@ -183,7 +204,7 @@ class _Picker:
             for count in range(1, MAX_PSUS[PsuFormFactor(psu.psu_form_factor)] + 1)
             if psu.watts * count >= needed_w
         ]
-        return min(options, key=lambda o: (self.price(o[0]) * o[1], o[1], o[0].pk), default=None)
+        return min(options, key=lambda o: (*self.order(o[0], o[1]), o[1], o[0].pk), default=None)
 
 
 def _assemble(
@@ -220,6 +241,7 @@ def cheapest_build(
     picker = picker or _Picker(snapshot)
     cards = count + (1 if TIER_SHAPES[tier].on_card else 0)
     best: Candidate | None = None
+    best_order: tuple[int, Decimal] | None = None
     for board in snapshot.priced(PartKind.MOTHERBOARD):
         assert isinstance(board, Motherboard)
         if board.lanes_for(cards) is None:
@@ -230,9 +252,10 @@ def cheapest_build(
         problems = build_problems(spec)
         if any(problem.severity == "error" for problem in problems):
             continue
-        total = snapshot.cost(spec)
-        if best is None or total < best.total_usd:
-            best = Candidate(spec, total, tier, ram_gb, tuple(problems))
+        order = snapshot.cost_order(spec)
+        if best_order is None or order < best_order:
+            best_order = order
+            best = Candidate(spec, snapshot.cost(spec), tier, ram_gb, tuple(problems))
     return best
 
 

@@ -1,5 +1,6 @@
 """Reads. The simulation service calls `build_hardware`, `build_total_usd`,
-`catalog_price_epoch` and `candidate_builds` (catalog.generator) from here."""
+`catalog_price_epoch`, `catalog_hardware_epoch`, `part_current_quotes` and
+`candidate_builds` (catalog.generator) from here."""
 
 from __future__ import annotations
 
@@ -70,6 +71,21 @@ def part_list(*, kind: str | None = None) -> QuerySet[Part]:
     return parts.filter(kind=kind) if kind else parts
 
 
+def part_current_quotes(*, part_ids: Sequence[int]) -> dict[int, tuple[Decimal, date]]:
+    """Part id → (current USD price, the date it was observed), for the parts that have one;
+    one query, whatever the number of observations."""
+    latest = price_valid_list().filter(part=OuterRef("pk"))
+    rows = (
+        Part.objects.filter(pk__in=list(part_ids))
+        .annotate(
+            price=Subquery(latest.values("amount")[:1]),
+            price_on=Subquery(latest.values("observed_on")[:1]),
+        )
+        .values_list("pk", "price", "price_on")
+    )
+    return {pk: (price, on) for pk, price, on in rows if price is not None}
+
+
 def current_prices_usd(*, part_ids: list[int] | None = None) -> dict[int, Decimal]:
     parts = Part.objects.all() if part_ids is None else Part.objects.filter(pk__in=part_ids)
     rows = parts.annotate(price=_latest_valid_amount()).values_list("pk", "price")
@@ -113,6 +129,46 @@ def price_epoch_python() -> str:
     digest = hashlib.sha256()
     for row in rows:
         digest.update(repr(tuple(str(value) for value in row)).encode())
+    return digest.hexdigest()
+
+
+def catalog_hardware_epoch() -> str:
+    """Changes whenever a part or its specification changes (added, edited, removed): what
+    a ranking's candidate builds and their hardware are made of. No price enters it, so a
+    price change keeps the stored rankings (their prices are read when they are shown). A
+    sha256 over every part table's rows: on PostgreSQL one query, elsewhere in Python."""
+    if connection.vendor == "postgresql":
+        return _hardware_epoch_postgresql()
+    return hardware_epoch_python()
+
+
+def _hardware_models() -> list[type[Part]]:
+    return [Part, *PART_MODELS.values()]
+
+
+def _hardware_table_digest(model: type[Part]) -> str:
+    """SQL: every row of the model's own table as text, in primary key order."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    pk = connection.ops.quote_name(model._meta.pk.column)
+    return f"(SELECT coalesce(string_agg(t::text, ';' ORDER BY t.{pk}), '') FROM {table} t)"
+
+
+def _hardware_epoch_postgresql() -> str:
+    digests = ", ".join(_hardware_table_digest(model) for model in _hardware_models())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT encode(sha256(convert_to(concat_ws('|', {digests}), 'UTF8')), 'hex')"
+        )
+        digest: str = cursor.fetchone()[0]
+    return digest
+
+
+def hardware_epoch_python() -> str:
+    digest = hashlib.sha256()
+    for model in _hardware_models():
+        for row in model.objects.order_by("pk").values_list():
+            digest.update(repr(tuple(str(value) for value in row)).encode())
+        digest.update(b"|")
     return digest.hexdigest()
 
 
@@ -258,20 +314,24 @@ def part_detailed_map(*, part_ids: Sequence[int]) -> dict[int, Part]:
     return Part.objects.select_related(*_DETAIL_NAMES).in_bulk(list(part_ids))
 
 
-def catalog_snapshot() -> CatalogSnapshot:
-    """Every part and its current USD price, for the candidate generator."""
-    return CatalogSnapshot(parts=parts_by_kind(), prices_usd=current_prices_usd())
+def catalog_snapshot(*, with_unpriced: bool = False) -> CatalogSnapshot:
+    """Every part and its current USD price, for the candidate generator (`with_unpriced`:
+    parts without a price may be chosen too, after the priced ones)."""
+    return CatalogSnapshot(
+        parts=parts_by_kind(), prices_usd=current_prices_usd(), with_unpriced=with_unpriced
+    )
 
 
-def candidate_build_list(**options: Any) -> list[Candidate]:
+def candidate_build_list(*, with_unpriced: bool = False, **options: Any) -> list[Candidate]:
     """Candidate builds from the current catalog (see catalog.generator.candidate_builds
     for the options: gpu_counts, storage_tiers, ram_tiers_gb)."""
-    return candidate_builds(catalog_snapshot(), **options)
+    return candidate_builds(catalog_snapshot(with_unpriced=with_unpriced), **options)
 
 
-def system_candidate_list() -> list[Candidate]:
-    """Every priced whole system (Apple silicon), each a candidate build by itself."""
-    return system_candidates(catalog_snapshot())
+def system_candidate_list(*, with_unpriced: bool = False) -> list[Candidate]:
+    """Every priced whole system (Apple silicon; with `with_unpriced`, every system), each
+    a candidate build by itself."""
+    return system_candidates(catalog_snapshot(with_unpriced=with_unpriced))
 
 
 def part_detail_list(*, model: type[Part]) -> QuerySet[Part]:

@@ -33,14 +33,15 @@ from catalog.spec import spec_from_lines
 Actor = User | AnonymousUser
 
 
-# The simulator's task that re-ranks the default workloads; sent by name so that the
-# catalog does not import the simulator (calls go one way).
+# The simulator's task that queues the default rankings the current parts lack; sent by
+# name so that the catalog does not import the simulator (calls go one way).
 RANKINGS_REFRESH_TASK = "simulator.rankings_refresh_defaults"
 
 
 def _rankings_refresh_on_commit() -> None:
-    """A current price changed: the stored rankings are stale (their price epoch no longer
-    matches), so have the workers re-rank the defaults once the change is committed."""
+    """A current price changed. Rankings price their rows when they are read, so nothing is
+    simulated again; the task only queues a default ranking that the current parts and
+    engine do not have yet (a part that got its first price, say), once this commits."""
     transaction.on_commit(lambda: current_app.send_task(RANKINGS_REFRESH_TASK))
 
 

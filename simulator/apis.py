@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalog.selectors import catalog_price_epoch
 from simulator.concurrency import SimulateBusyError, simulate_slot
 from simulator.engine.errors import EngineInputError
 from simulator.models import RunKind, RunStatus, SimulationRun
@@ -28,18 +29,19 @@ from simulator.serializers import (
     SimulationRunOutputSerializer,
 )
 from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
-from simulator.services.rankings import ranking_create, ranking_view
+from simulator.services.rankings import ranking_create, ranking_result_view, ranking_view
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import simulation_request_submit
 from simulator.throttles import SimulateAnonThrottle
 
-# Views of finished rankings, by run id (they never change): an hour in the shared cache.
+# Views of finished rankings, by run id and price epoch (a price change is a new key): an
+# hour in the shared cache.
 RANKING_VIEW_CACHE_S = 3600
-# Each web process keeps its latest GET /api/rankings answers for a second, so a popular
-# ranking is served without PostgreSQL or Redis; a price change shows that much later. Older
-# answers are served (up to RANKINGS_STALE_S) only while one thread refreshes them.
-RANKINGS_RECENT_S = 1
-RANKINGS_STALE_S = 10
+# Each web process keeps its latest GET /api/rankings answers for half a second, so a popular
+# ranking is served without PostgreSQL or Redis; an older answer is served only while one
+# thread refreshes it, and never once a second old: a price change shows within a second.
+RANKINGS_RECENT_S = 0.5
+RANKINGS_STALE_S = 1
 _recent_answers = RecentAnswers(fresh_s=RANKINGS_RECENT_S, stale_s=RANKINGS_STALE_S)
 
 
@@ -93,8 +95,12 @@ class SimulateApi(APIView):
 
 
 def run_output(run: SimulationRun, request: Request) -> dict[str, Any]:
-    """A run as the API shows it: its result's speeds carry their error bands."""
+    """A run as the API shows it: its result's speeds carry their error bands; a finished
+    ranking's rows are priced now, from the current prices of their parts."""
     data = dict(SimulationRunOutputSerializer(run, context={"request": request}).data)
+    if run.kind == RunKind.RANKING and run.status == RunStatus.DONE:
+        data["result"] = ranking_result_view(run=run)
+        data["prices_observed_on"] = data["result"]["prices_observed_on"]
     data["result"] = simulation_result_banded(data["result"])
     return data
 
@@ -174,9 +180,15 @@ class RankingListApi(APIView):
 
 
 def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) -> bytes:
-    """The JSON of one view of a finished ranking. A finished run never changes (new prices
-    make a new run), so its views are kept by run id, shared by the web processes."""
-    view_key = f"ranking-view:{run.pk}:{query.get('budget')}:{query['sort']}:{query['limit']}"
+    """The JSON of one view of a finished ranking at the current prices. A finished run
+    never changes and its prices are read now, so its views are kept by run id and price
+    epoch (read before the prices: a change in between only makes the entry newer),
+    shared by the web processes."""
+    price_epoch = catalog_price_epoch()
+    view_key = (
+        f"ranking-view:{run.pk}:{price_epoch}:{query.get('budget')}:{query['sort']}"
+        f":{query['limit']}"
+    )
     answer: bytes | None = cache.get(view_key)
     if answer is None:
         view = ranking_view(

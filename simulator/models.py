@@ -29,7 +29,10 @@ class SimulationRun(models.Model):
     kind = models.CharField(max_length=16, choices=RunKind.choices)
     input = models.JSONField(help_text="normalized request body")
     input_hash = models.CharField(
-        max_length=64, db_index=True, help_text="sha256 of input, engine version and price epoch"
+        max_length=64,
+        db_index=True,
+        help_text="sha256 of input, engine version and price epoch (single builds) or "
+        "hardware epoch (rankings)",
     )
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     progress_pct = models.PositiveSmallIntegerField(default=0)
@@ -43,6 +46,9 @@ class SimulationRun(models.Model):
         null=True, blank=True, help_text="date of the newest price observation the run used"
     )
     price_epoch = models.CharField(max_length=64, blank=True)
+    hardware_epoch = models.CharField(
+        max_length=64, blank=True, help_text="fingerprint of the parts a ranking planned"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -94,6 +100,44 @@ class RunChunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.index} of {self.run_id}"
+
+
+class SimulatedBuild(models.Model):
+    """The physics of one candidate's hardware under one workload and engine version: the
+    ranking row's figures that do not depend on a price, or why the workload cannot run on
+    it. Rankings share these rows; prices are joined when a ranking is read."""
+
+    engine_version = models.CharField(max_length=32)
+    workload_hash = models.CharField(max_length=64, help_text="sha256 of the normalized workload")
+    hardware_signature = models.CharField(
+        max_length=64, help_text="sha256 of the engine's hardware form of the candidate"
+    )
+    hardware = models.JSONField(help_text="the engine's hardware form that was simulated")
+    physics = models.JSONField(
+        null=True, blank=True, help_text="speeds, bottleneck, split, … (no price)"
+    )
+    reason = models.TextField(blank=True, help_text="why the workload cannot run on it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=("engine_version", "workload_hash", "hardware_signature"),
+                name="simulated_build_unique_key",
+            ),
+            models.CheckConstraint(
+                condition=(models.Q(physics__isnull=False) & models.Q(reason=""))
+                | (models.Q(physics__isnull=True) & ~models.Q(reason="")),
+                name="simulated_build_physics_or_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hardware_signature[:12]} under {self.workload_hash[:12]}"
+
+    @property
+    def can_run(self) -> bool:
+        return self.physics is not None
 
 
 # --- measurements (issue 9) ---------------------------------------------------------------

@@ -24,6 +24,8 @@ DEFAULT_INFER_SORT = "usd_per_decode_tokens_per_s"
 SORTS_BY_KIND = {TRAIN: SORT_FIELDS, INFER: INFER_SORT_FIELDS}
 DEFAULT_SORT_BY_KIND = {TRAIN: DEFAULT_SORT, INFER: DEFAULT_INFER_SORT}
 SPEED_FIELDS = {TRAIN: "tokens_per_s", INFER: "decode_tokens_per_s"}
+# The price per unit of speed each kind ranks on: price_usd / the speed field.
+USD_PER_SPEED_FIELDS = {TRAIN: "usd_per_tokens_per_s", INFER: "usd_per_decode_tokens_per_s"}
 
 
 def mark_pareto(rows: Iterable[Row], *, kind: str = TRAIN) -> list[Row]:

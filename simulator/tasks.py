@@ -85,7 +85,8 @@ def ranking_chunk(run_id: str, index: int) -> None:
 
 @shared_task(name="simulator.rankings_refresh_defaults", **RETRY_POLICY)
 def rankings_refresh_defaults() -> list[str]:
-    """Queue the default rankings for the current prices (after a price change)."""
+    """Queue the default rankings the current parts and engine lack (after a price change:
+    none, unless a part was added; rankings follow prices when they are read)."""
     return ranking_services.ranking_defaults_enqueue()
 
 

@@ -4,8 +4,9 @@ that says what it would cost and how to narrow it, before anything is stored or 
 
     cost_units = builds × splits × layers × seq_blocks
 
-- builds: candidate builds simulated (1 for one simulation; for a ranking, the candidates
-  its options admit at the current prices: the same plan the workers will run);
+- builds: candidate builds simulated (1 for one simulation; for a ranking, every candidate
+  its options admit, whatever the budget: the same plan the workers will run, of which
+  they simulate the hardware not simulated before);
 - splits: resident-layer splits searched per build (training: R = 0..layers; inference:
   the offload split of hybrid placement, searched over the same range): layers + 1;
 - layers: the model's transformer layers (its size, as the engine walks it);
@@ -32,8 +33,8 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.request import workload_model
 
 SEQ_BLOCK_TOKENS = 1024
-# Counting a ranking's candidates builds its plan (~0.75 s for the whole catalog): cached
-# per options and price epoch, so a repeated or flooded request costs a cache read.
+# Counting a ranking's candidates builds its plan (~1 s for the whole catalog): cached per
+# options and hardware epoch, so a repeated or flooded request costs a cache read.
 CANDIDATE_COUNT_CACHE_S = 3600
 
 
@@ -78,11 +79,12 @@ def simulation_cost_check(*, cost: RequestCost, narrow: str) -> None:
 
 
 def ranking_candidate_count(
-    *, options: Mapping[str, Any], price_epoch: str, count: Callable[[], int]
+    *, options: Mapping[str, Any], epoch: str, count: Callable[[], int]
 ) -> int:
-    """How many candidates a ranking with these options simulates (cached `count()`)."""
+    """How many candidates a ranking with these options plans (cached `count()` per
+    options and catalog `epoch`)."""
     digest = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:32]
-    key = f"ranking-candidates:{digest}:{price_epoch[:32]}"
+    key = f"ranking-candidates:{digest}:{epoch[:32]}"
     cached = cache.get(key)
     if isinstance(cached, int):
         return cached

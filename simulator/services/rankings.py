@@ -3,12 +3,29 @@ $ per (tokens/s), hours for the token target, or price, with the Pareto frontier
 An inference workload ranks builds (and whole Apple systems) by $ per (decode tokens/s) at
 its context, each in the placement that decodes fastest on it.
 
-A ranking is a SimulationRun of kind "ranking". Its plan (the candidates and their prices)
-is fixed when the run starts; chunks of the plan are simulated by separate tasks (a Celery
-group), stored as RunChunk rows, and the task that stores the last chunk merges them.
+Prices apart from physics: no simulated figure depends on a price, so a ranking stores none.
+A ranking is a SimulationRun of kind "ranking" keyed by its input, the engine version and the
+catalog's hardware epoch (its parts and specifications). Its plan, fixed when the run starts,
+holds every candidate build of the options (the budget is a read-time filter) and the
+candidates' hardware not yet simulated for the workload: a SimulatedBuild row per (engine
+version, workload, hardware signature) is shared by every ranking, so a new part or engine
+version simulates only what is new. Chunks of that hardware are simulated by separate tasks
+(a Celery group), and the task that stores the last chunk merges the candidates with their
+physics into the run's result.
+
+Prices are joined when a ranking is read (`ranking_view`): each row's price from the current
+prices of its parts, $ per (tokens/s), the Pareto frontier, the order and the rank. A staff
+price change therefore shows at once, with nothing simulated again. Which supporting parts a
+candidate uses is chosen (cheapest, at the prices of the time) when its hardware epoch's
+ranking is planned; a later price change re-prices those parts without choosing again.
+A candidate with a part that has no current price is shown unpriced, never estimated.
 """
 
+import hashlib
+import json
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -16,12 +33,11 @@ from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
-from catalog.generator import RAM_TIERS_GB, StorageTier
+from catalog.generator import RAM_TIERS_GB, Candidate, StorageTier
 from catalog.selectors import (
     candidate_build_list,
-    catalog_price_epoch,
-    catalog_prices_observed_on,
-    current_prices_usd,
+    catalog_hardware_epoch,
+    part_current_quotes,
     system_candidate_list,
 )
 from simulator.engine import ENGINE_VERSION
@@ -33,13 +49,16 @@ from simulator.engine.placement import PLACEMENTS
 from simulator.engine.request import parse_request
 from simulator.engine.result import request_to_json
 from simulator.engine.simulate import simulate
-from simulator.models import RunKind, RunStatus, SimulationRun
+from simulator.models import RunKind, RunStatus, SimulatedBuild, SimulationRun
 from simulator.placement_search import AUTO, placement_search
 from simulator.ranking import (
     DEFAULT_SORT_BY_KIND,
     INFER,
     SORTS_BY_KIND,
+    SPEED_FIELDS,
     TRAIN,
+    USD_PER_SPEED_FIELDS,
+    Row,
     mark_pareto,
     sort_rows,
 )
@@ -49,14 +68,15 @@ from simulator.services.cost import (
     simulation_request_cost,
 )
 from simulator.services.runs import (
-    simulation_run_chunk_results,
     simulation_run_finish,
     simulation_run_get_or_create,
     simulation_run_record_chunk,
 )
 
-# Candidates per chunk: enough work per task to dwarf the broker round trip.
+# Hardware simulated per chunk: enough work per task to dwarf the broker round trip.
 CHUNK_SIZE = 150
+# Options that only choose how a finished ranking is shown, not what is simulated.
+VIEW_OPTIONS = ("budget_usd", "sort")
 MAX_GPU_COUNT = 8
 SECONDS_PER_HOUR = 3600.0
 
@@ -183,27 +203,29 @@ _INFER_PROBE_HARDWARE = {"gpu": {**_PROBE_HARDWARE["gpu"], "mem_gbps": 1000}}
 
 # --- creation -----------------------------------------------------------------------------
 def ranking_create(*, body: Mapping[str, Any], capped: bool = True) -> SimulationRun:
-    """The stored ranking for this input and the current prices, or a new one queued.
-    Client requests are `capped` by RANKING_QUEUE_MAX waiting runs (QueueFullError)."""
+    """The stored ranking for this input, engine and hardware epoch, or a new one queued.
+    Prices do not enter: a ranking follows them when it is read. Client requests are
+    `capped` by RANKING_QUEUE_MAX waiting runs (QueueFullError)."""
     normalized = ranking_body_normalize(body)
-    price_epoch = catalog_price_epoch()
+    hardware_epoch = catalog_hardware_epoch()
     options = normalized["ranking"]
     builds = ranking_candidate_count(
-        options=options,
-        price_epoch=price_epoch,
+        options={k: v for k, v in options.items() if k not in VIEW_OPTIONS},
+        epoch=hardware_epoch,
         count=lambda: len(ranking_plan(options=options)),
     )
     simulation_cost_check(
         cost=simulation_request_cost(workload=normalized["workload"], builds=builds),
-        narrow="narrow the ranking (ranking.gpu_count_max, ranking.budget_usd, "
-        "ranking.storage_tiers) or shorten the sequence",
+        narrow="narrow the ranking (ranking.gpu_count_max, ranking.storage_tiers, "
+        "ranking.ram_gb_min) or shorten the sequence",
     )
     run, created = simulation_run_get_or_create(
         kind=RunKind.RANKING,
         body=normalized,
         engine_version=ENGINE_VERSION,
-        price_epoch=price_epoch,
-        prices_observed_on=catalog_prices_observed_on,
+        price_epoch="",
+        hardware_epoch=hardware_epoch,
+        prices_observed_on=lambda: None,
         max_waiting=settings.RANKING_QUEUE_MAX if capped else None,
     )
     if created:
@@ -214,7 +236,7 @@ def ranking_create(*, body: Mapping[str, Any], capped: bool = True) -> Simulatio
 
 
 def ranking_defaults_enqueue() -> list[str]:
-    """Queue (or find) the default rankings at the current prices; their run ids."""
+    """Queue (or find) the default rankings of the current parts; their run ids."""
     runs = [
         ranking_create(body={"workload": {"kind": "train", **w}}, capped=False)
         for w in DEFAULT_WORKLOADS
@@ -223,45 +245,83 @@ def ranking_defaults_enqueue() -> list[str]:
 
 
 # --- planning ---------------------------------------------------------------------------
-def _candidate_plan_item(candidate: Any, prices: dict[int, Decimal]) -> dict[str, Any]:
+def _digest(value: object) -> str:
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def ranking_workload_hash(*, workload: Mapping[str, Any]) -> str:
+    """sha256 of a normalized workload: what a SimulatedBuild was simulated under."""
+    return _digest(workload)
+
+
+def hardware_signature(*, hardware: Mapping[str, Any]) -> str:
+    """sha256 of the engine's hardware form: equal hardware, equal physics."""
+    return _digest(hardware)
+
+
+def _candidate_plan_item(candidate: Candidate) -> dict[str, Any]:
+    hardware = candidate.hardware()
     parts = [
-        {
-            "part_id": part.pk,
-            "kind": part.kind,
-            "name": part.name,
-            "quantity": count,
-            "unit_usd": float(prices[part.pk]),
-        }
+        {"part_id": part.pk, "kind": part.kind, "name": part.name, "quantity": count}
         for part, count in candidate.spec.lines()
     ]
     return {
         "name": candidate.name,
         "signature": candidate.signature,
+        "hardware_signature": hardware_signature(hardware=hardware),
         "storage_tier": None if candidate.storage_tier is None else str(candidate.storage_tier),
-        "price_usd": float(candidate.total_usd),
         "parts": parts,
-        "hardware": candidate.hardware(),
+        "hardware": hardware,
     }
 
 
 def ranking_plan(*, options: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Candidate builds of the catalog within the options, as JSON-safe plan items."""
+    """Every candidate build of the catalog within the options (the budget aside), priced
+    or not, as JSON-safe plan items without prices."""
     counts = range(options["gpu_count_min"], options["gpu_count_max"] + 1)
     candidates = candidate_build_list(
+        with_unpriced=True,
         gpu_counts=tuple(counts),
         storage_tiers=tuple(StorageTier(t) for t in options["storage_tiers"]),
         ram_tiers_gb=tuple(r for r in RAM_TIERS_GB if r >= options["ram_gb_min"]),
     )
     if options.get("systems"):
-        candidates += [c for c in system_candidate_list() if c.ram_gb >= options["ram_gb_min"]]
-    budget = options["budget_usd"]
-    prices = current_prices_usd()
-    items = [
-        _candidate_plan_item(c, prices)
-        for c in candidates
-        if budget is None or float(c.total_usd) <= budget
+        systems = system_candidate_list(with_unpriced=True)
+        candidates += [c for c in systems if c.ram_gb >= options["ram_gb_min"]]
+    items = [_candidate_plan_item(c) for c in candidates]
+    return sorted(items, key=lambda item: (item["name"], item["signature"]))
+
+
+def simulated_signatures(
+    *, engine_version: str, workload_hash: str, signatures: list[str]
+) -> set[str]:
+    """Those of `signatures` already simulated under this workload and engine version."""
+    stored = SimulatedBuild.objects.filter(
+        engine_version=engine_version, workload_hash=workload_hash
+    ).filter(hardware_signature__in=signatures)
+    return set(stored.values_list("hardware_signature", flat=True))
+
+
+def _ranking_plan_for(run: SimulationRun) -> dict[str, Any]:
+    """The run's candidates (without their hardware) and the hardware still to simulate."""
+    items = ranking_plan(options=run.input["ranking"])
+    workload_hash = ranking_workload_hash(workload=run.input["workload"])
+    hardware = {item["hardware_signature"]: item.pop("hardware") for item in items}
+    stored = simulated_signatures(
+        engine_version=run.engine_version, workload_hash=workload_hash, signatures=[*hardware]
+    )
+    pending = [
+        {"hardware_signature": signature, "hardware": hardware[signature]}
+        for signature in sorted(hardware)
+        if signature not in stored
     ]
-    return sorted(items, key=lambda item: (item["price_usd"], item["signature"]))
+    return {
+        "candidates": items,
+        "workload_hash": workload_hash,
+        "pending": pending,
+        "chunk_size": CHUNK_SIZE,
+    }
 
 
 def ranking_pending_chunks(*, run: SimulationRun) -> list[int]:
@@ -270,9 +330,8 @@ def ranking_pending_chunks(*, run: SimulationRun) -> list[int]:
         with transaction.atomic():
             locked = SimulationRun.objects.select_for_update().get(pk=run.pk)
             if not locked.plan:
-                items = ranking_plan(options=locked.input["ranking"])
-                locked.plan = {"candidates": items, "chunk_size": CHUNK_SIZE}
-                locked.chunks_total = -(-len(items) // CHUNK_SIZE)
+                locked.plan = _ranking_plan_for(locked)
+                locked.chunks_total = -(-len(locked.plan["pending"]) // CHUNK_SIZE)
                 locked.save(update_fields=["plan", "chunks_total"])
             run = locked
     done = set(run.chunks.values_list("index", flat=True))
@@ -280,28 +339,22 @@ def ranking_pending_chunks(*, run: SimulationRun) -> list[int]:
 
 
 # --- evaluation ---------------------------------------------------------------------------
-def ranking_row(*, item: Mapping[str, Any], workload: Mapping[str, Any]) -> dict[str, Any]:
-    """One candidate simulated: the ranked row (raises EngineInputError if it cannot run)."""
+def ranking_physics(*, hardware: Mapping[str, Any], workload: Mapping[str, Any]) -> Row:
+    """One candidate's hardware simulated: the ranking row's figures that do not depend on
+    a price (raises EngineInputError if the workload cannot run on it)."""
     if workload.get("kind") == INFER:
-        return ranking_infer_row(item=item, workload=workload)
-    result = simulate(parse_request({"workload": workload, "hardware": item["hardware"]}))
+        return ranking_infer_physics(hardware=hardware, workload=workload)
+    result = simulate(parse_request({"workload": workload, "hardware": hardware}))
     best = result.best
     tokens = workload.get("tokens")
     hours = None if tokens is None else tokens / best.tokens_per_s / SECONDS_PER_HOUR
-    hardware = item["hardware"]
     return {
-        "name": item["name"],
-        "signature": item["signature"],
-        "parts": item["parts"],
-        "price_usd": item["price_usd"],
-        "storage_tier": item["storage_tier"],
         "gpu_name": hardware["gpu"]["name"],
         "gpu_count": hardware["gpu_count"],
         "pcie_gbps": hardware["gpu"]["pcie_gbps"],
         "nvme_gbps": hardware["nvme_gbps"],
         "ram_gb": hardware["ram_gb"],
         "tokens_per_s": float(best.tokens_per_s),
-        "usd_per_tokens_per_s": item["price_usd"] / float(best.tokens_per_s),
         "hours_for_tokens": hours,
         "bottleneck": best.bottleneck,
         "transfer_source": best.transfer_source,
@@ -315,9 +368,8 @@ def ranking_row(*, item: Mapping[str, Any], workload: Mapping[str, Any]) -> dict
     }
 
 
-def ranking_infer_row(*, item: Mapping[str, Any], workload: Mapping[str, Any]) -> dict[str, Any]:
+def ranking_infer_physics(*, hardware: Mapping[str, Any], workload: Mapping[str, Any]) -> Row:
     """One candidate serving the workload in its fastest placement (or the one asked for)."""
-    hardware = item["hardware"]
     placement = workload["placement"]
     search = placement_search(
         workload=workload, hardware=hardware, only=None if placement == AUTO else placement
@@ -326,22 +378,15 @@ def ranking_infer_row(*, item: Mapping[str, Any], workload: Mapping[str, Any]) -
     if best is None:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in search.tried.items())
         raise EngineInputError(field="workload.placement", message=f"does not fit ({reasons})")
-    decode = float(best.decode.tokens_per_s)
     gpu, cpu, unified = hardware.get("gpu"), hardware.get("cpu"), hardware.get("unified")
     return {
-        "name": item["name"],
-        "signature": item["signature"],
-        "parts": item["parts"],
-        "price_usd": item["price_usd"],
-        "storage_tier": item["storage_tier"],
         "gpu_name": None if gpu is None else gpu["name"],
         "gpu_count": int(hardware.get("gpu_count", 0)) if gpu is not None else 0,
         "cpu_name": None if cpu is None else cpu["name"],
         "system_name": None if unified is None else unified["name"],
         "ram_gb": hardware["ram_gb"],
-        "decode_tokens_per_s": decode,
+        "decode_tokens_per_s": float(best.decode.tokens_per_s),
         "prefill_tokens_per_s": float(best.prefill.tokens_per_s),
-        "usd_per_decode_tokens_per_s": item["price_usd"] / decode,
         "max_context": int(best.max_context),
         "placement": best.placement.name,
         "offload_from_layer": best.request.workload.offload_from_layer,
@@ -352,95 +397,210 @@ def ranking_infer_row(*, item: Mapping[str, Any], workload: Mapping[str, Any]) -
     }
 
 
-def ranking_chunk_evaluate(*, run: SimulationRun, index: int) -> dict[str, Any]:
-    size = run.plan["chunk_size"]
-    items = run.plan["candidates"][index * size : (index + 1) * size]
-    workload = run.input["workload"]
-    rows, excluded = [], []
+def ranking_chunk_evaluate(*, run: SimulationRun, index: int) -> list[SimulatedBuild]:
+    """The chunk's hardware simulated (unsaved rows), less any that another ranking stored
+    in the meantime."""
+    size, workload_hash = run.plan["chunk_size"], run.plan["workload_hash"]
+    items = run.plan["pending"][index * size : (index + 1) * size]
+    stored = simulated_signatures(
+        engine_version=run.engine_version,
+        workload_hash=workload_hash,
+        signatures=[item["hardware_signature"] for item in items],
+    )
+    builds = []
     for item in items:
+        if item["hardware_signature"] in stored:
+            continue
         try:
-            rows.append(ranking_row(item=item, workload=workload))
+            physics = ranking_physics(hardware=item["hardware"], workload=run.input["workload"])
+            reason = ""
         except EngineInputError as exc:
-            excluded.append({"name": item["name"], "reason": exc.message})
-    return {"rows": rows, "excluded": excluded}
+            physics, reason = None, exc.message or str(exc)
+        builds.append(
+            SimulatedBuild(
+                engine_version=run.engine_version,
+                workload_hash=workload_hash,
+                hardware_signature=item["hardware_signature"],
+                hardware=item["hardware"],
+                physics=physics,
+                reason=reason,
+            )
+        )
+    return builds
 
 
 def ranking_chunk_process(*, run_id: str, index: int) -> None:
     run = SimulationRun.objects.filter(pk=run_id).first()
     if run is None or run.is_finished or run.chunks.filter(index=index).exists():
         return
-    chunk = ranking_chunk_evaluate(run=run, index=index)
-    if simulation_run_record_chunk(run_id=run_id, index=index, result=chunk):
+    builds = ranking_chunk_evaluate(run=run, index=index)
+    with transaction.atomic():
+        # A ranking of another budget or order may have stored the same hardware meanwhile.
+        SimulatedBuild.objects.bulk_create(builds, ignore_conflicts=True)
+        last = simulation_run_record_chunk(
+            run_id=run_id, index=index, result={"simulated": len(builds)}
+        )
+    if last:
         ranking_merge(run_id=run_id)
 
 
-def _explanation(rows: list[dict[str, Any]], excluded: list[dict[str, Any]], n: int) -> str:
-    if n == 0:
-        return "No catalog build matches the budget, GPU count, storage and RAM options."
-    if not rows:
-        reasons = sorted({item["reason"] for item in excluded})
-        return "The workload fits no candidate build: " + "; ".join(reasons[:3])
-    return f"{len(rows)} of {n} candidate builds can run this workload."
-
-
 def ranking_merge(*, run_id: str) -> None:
+    """The run's candidates joined with their physics: the run's result, with no price."""
     run = SimulationRun.objects.get(pk=run_id)
     if run.status == RunStatus.DONE:
         return
-    chunks = simulation_run_chunk_results(run=run)
-    rows = [row for chunk in chunks for row in chunk["rows"]]
-    excluded = [item for chunk in chunks for item in chunk["excluded"]]
-    kind = run.input["workload"].get("kind", TRAIN)
-    ranked = sort_rows(mark_pareto(rows, kind=kind), sort=run.input["ranking"]["sort"], kind=kind)
-    for position, row in enumerate(ranked, start=1):
-        row["rank"] = position
+    candidates = run.plan["candidates"]
+    simulated = {
+        build.hardware_signature: build
+        for build in SimulatedBuild.objects.filter(
+            engine_version=run.engine_version,
+            workload_hash=run.plan["workload_hash"],
+            hardware_signature__in={c["hardware_signature"] for c in candidates},
+        ).only("hardware_signature", "physics", "reason")
+    }
+    rows, excluded = [], []
+    for candidate in candidates:
+        build = simulated[candidate["hardware_signature"]]
+        if build.physics is not None:
+            rows.append({**candidate, **build.physics})
+        else:
+            excluded.append({**candidate, "reason": build.reason})
     result = {
         "workload": run.input["workload"],
         "ranking": run.input["ranking"],
-        "candidates": len(run.plan.get("candidates", [])),
-        "rows": ranked,
+        "candidates": len(candidates),
+        "rows": rows,
         "excluded": excluded,
-        "explanation": _explanation(ranked, excluded, len(run.plan.get("candidates", []))),
-        "prices_observed_on": (
-            run.prices_observed_on.isoformat() if run.prices_observed_on else None
-        ),
     }
     simulation_run_finish(run_id=run_id, result=result)
 
 
 # --- reading ------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PricedRanking:
+    """A finished ranking at the current prices: the priced rows (Pareto marked), those
+    with an unpriced part, and the date of the newest price used."""
+
+    rows: list[Row]
+    unpriced: list[Row]
+    prices_observed_on: date | None
+
+
+def ranking_priced(*, result: Mapping[str, Any]) -> PricedRanking:
+    """Each row of a finished ranking priced from the current prices of its parts."""
+    kind = result["workload"].get("kind", TRAIN)
+    speed, usd_per_speed = SPEED_FIELDS[kind], USD_PER_SPEED_FIELDS[kind]
+    part_ids = {part["part_id"] for row in result["rows"] for part in row["parts"]}
+    quotes = part_current_quotes(part_ids=sorted(part_ids))
+    rows: list[Row] = []
+    unpriced: list[Row] = []
+    used: set[int] = set()
+    for row in result["rows"]:
+        parts = [
+            {**part, "unit_usd": float(quotes[part["part_id"]][0]) if part["part_id"] in quotes
+             else None}
+            for part in row["parts"]
+        ]  # fmt: skip
+        missing = [part["name"] for part in parts if part["unit_usd"] is None]
+        if missing:
+            reason = "no current price for " + ", ".join(missing)
+            unpriced.append({**row, "parts": parts, "price_usd": None, "reason": reason})
+            continue
+        units = [(quotes[part["part_id"]][0], part["quantity"]) for part in parts]
+        price_usd = float(sum((unit * quantity for unit, quantity in units), Decimal(0)))
+        rows.append({**row, "parts": parts, "price_usd": price_usd,
+                     usd_per_speed: price_usd / row[speed]})  # fmt: skip
+        used.update(part["part_id"] for part in parts)
+    return PricedRanking(
+        rows=mark_pareto(rows, kind=kind),
+        unpriced=unpriced,
+        prices_observed_on=max((quotes[pk][1] for pk in used), default=None),
+    )
+
+
 def ranking_view(
     *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
 ) -> dict[str, Any]:
-    """A finished ranking seen within a budget and in an order: the top `limit` rows.
-    Filtering by price keeps a prefix of the price order, so Pareto flags stay valid."""
+    """A finished ranking at the current prices, within a budget and in an order: the top
+    `limit` rows ranked, and (up to `limit`) the builds not ranked for want of a price.
+    The Pareto frontier is marked over every priced build: filtering by price keeps a
+    prefix of the price order, so the flags stay valid within the budget."""
     assert run.result is not None
-    rows = [
-        row for row in run.result["rows"] if budget_usd is None or row["price_usd"] <= budget_usd
-    ]
-    ranked = sort_rows(rows, sort=sort, kind=run.result["workload"].get("kind", TRAIN))
+    result = run.result
+    priced = ranking_priced(result=result)
+    rows = [row for row in priced.rows if budget_usd is None or row["price_usd"] <= budget_usd]
+    ranked = sort_rows(rows, sort=sort, kind=result["workload"].get("kind", TRAIN))
+    observed_on = priced.prices_observed_on
     return {
-        "workload": run.result["workload"],
+        "workload": result["workload"],
         "sort": sort,
         "budget_usd": budget_usd,
-        "prices_observed_on": run.result["prices_observed_on"],
+        "prices_observed_on": None if observed_on is None else observed_on.isoformat(),
         "count": len(ranked),
         "rows": [{**row, "rank": i} for i, row in enumerate(ranked[:limit], start=1)],
-        "explanation": _view_explanation(run.result, len(ranked), budget_usd),
+        "unpriced_count": len(priced.unpriced),
+        "unpriced": priced.unpriced[:limit],
+        "explanation": _view_explanation(result, priced, len(ranked), budget_usd),
     }
 
 
-def _view_explanation(result: dict[str, Any], shown: int, budget_usd: float | None) -> str:
+def ranking_result_view(*, run: SimulationRun) -> dict[str, Any]:
+    """A finished ranking as its run shows it: every row within the run's own budget, in
+    its own order, at the current prices (the shape the stored result used to have)."""
+    assert run.result is not None
+    options = run.input["ranking"]
+    everything = len(run.result["rows"])
+    view = ranking_view(
+        run=run, budget_usd=options["budget_usd"], sort=options["sort"], limit=everything
+    )
+    return {
+        "workload": view["workload"],
+        "ranking": options,
+        "candidates": run.result["candidates"],
+        "rows": view["rows"],
+        "excluded": run.result["excluded"],
+        "unpriced": view["unpriced"],
+        "explanation": view["explanation"],
+        "prices_observed_on": view["prices_observed_on"],
+    }
+
+
+def _view_explanation(
+    result: Mapping[str, Any], priced: PricedRanking, shown: int, budget_usd: float | None
+) -> str:
+    return _shown_explanation(result, priced, shown, budget_usd) + _unpriced_note(priced)
+
+
+def _shown_explanation(
+    result: Mapping[str, Any], priced: PricedRanking, shown: int, budget_usd: float | None
+) -> str:
+    candidates, runnable = result["candidates"], len(result["rows"])
+    if candidates == 0:
+        return "No catalog build matches the GPU count, storage and RAM options."
+    if runnable == 0:
+        reasons = sorted({item["reason"] for item in result["excluded"]})
+        return "The workload fits no candidate build: " + "; ".join(reasons[:3])
     if shown and budget_usd is not None:
-        runnable = len(result["rows"])
         return (
-            f"{shown} of the {runnable} builds that can run this workload"
+            f"{shown} of the {len(priced.rows)} priced builds that can run this workload"
             f" cost ${budget_usd:,.0f} or less."
         )
-    return result["explanation"] if shown else _no_rows_within(budget_usd)
+    if shown:
+        return f"{runnable} of {candidates} candidate builds can run this workload."
+    return _no_rows_within(budget_usd)
+
+
+def _unpriced_note(priced: PricedRanking) -> str:
+    if not priced.unpriced:
+        return ""
+    reasons = sorted({row["reason"] for row in priced.unpriced})
+    return (
+        f" {len(priced.unpriced)} more are not ranked for want of a price"
+        f" ({'; '.join(reasons[:3])})."
+    )
 
 
 def _no_rows_within(budget_usd: float | None) -> str:
     if budget_usd is None:
-        return "The workload fits no candidate build."
+        return "No candidate build that can run this workload has a current price."
     return f"No candidate build that can run this workload costs ${budget_usd:,.0f} or less."

@@ -41,12 +41,15 @@ class QueueFullError(Exception):
         self.retry_after_s = retry_after_s
 
 
-def simulation_input_hash(*, body: dict[str, Any], engine_version: str, price_epoch: str) -> str:
-    canonical = json.dumps(
-        {"input": body, "engine": engine_version, "prices": price_epoch},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+def simulation_input_hash(
+    *, body: dict[str, Any], engine_version: str, price_epoch: str, hardware_epoch: str = ""
+) -> str:
+    """A ranking's key has a hardware epoch and no price epoch (its prices are read when it
+    is shown); a single build's has neither (its prices are in its input)."""
+    key: dict[str, Any] = {"input": body, "engine": engine_version, "prices": price_epoch}
+    if hardware_epoch:
+        key["hardware"] = hardware_epoch
+    canonical = json.dumps(key, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -57,16 +60,20 @@ def simulation_run_get_or_create(
     engine_version: str,
     price_epoch: str,
     prices_observed_on: Callable[[], date | None],
+    hardware_epoch: str = "",
     plan: dict[str, Any] | None = None,
     chunks_total: int = 0,
     max_waiting: int | None = None,
 ) -> tuple[SimulationRun, bool]:
-    """The stored run for this input and these prices if one is done or under way (not
+    """The stored run for this input and these epochs if one is done or under way (not
     failed), else a new queued one. Returns (run, created). With `max_waiting`, refuses
     (QueueFullError) to queue a new run while that many of its kind are unfinished.
     `prices_observed_on` is called only when a run is created."""
     input_hash = simulation_input_hash(
-        body=body, engine_version=engine_version, price_epoch=price_epoch
+        body=body,
+        engine_version=engine_version,
+        price_epoch=price_epoch,
+        hardware_epoch=hardware_epoch,
     )
     # Unlocked first: a repeated request finds its run, and a full queue answers at once.
     # Under a flood of new requests the queue is full nearly all the time, and waiting for
@@ -82,6 +89,7 @@ def simulation_run_get_or_create(
         "input_hash": input_hash,
         "engine_version": engine_version,
         "price_epoch": price_epoch,
+        "hardware_epoch": hardware_epoch,
         "plan": plan or {},
         "chunks_total": chunks_total,
     }

@@ -8,27 +8,35 @@ from rest_framework.test import APIClient
 
 from simulator.engine.errors import EngineInputError
 from simulator.models import SimulationRun
-from simulator.ranking import mark_pareto, sort_rows
+from simulator.ranking import sort_rows
 from simulator.services.rankings import (
     DEFAULT_WORKLOADS,
     ranking_body_normalize,
-    ranking_infer_row,
+    ranking_infer_physics,
     ranking_plan,
+    ranking_priced,
 )
 
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}
 
 
 def _rows(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ranking computed in process: each candidate's physics, priced now, within the
+    budget, in the default order."""
     normalized = ranking_body_normalize(body)
+    workload = normalized["workload"]
     rows = []
     for item in ranking_plan(options=normalized["ranking"]):
         try:
-            rows.append(ranking_infer_row(item=item, workload=normalized["workload"]))
+            rows.append(
+                {**item, **ranking_infer_physics(hardware=item["hardware"], workload=workload)}
+            )
         except EngineInputError:
             continue
-    return sort_rows(mark_pareto(rows, kind="infer"), sort="usd_per_decode_tokens_per_s",
-                     kind="infer")  # fmt: skip
+    priced = ranking_priced(result={"workload": workload, "rows": rows}).rows
+    budget = normalized["ranking"]["budget_usd"]
+    within = [row for row in priced if row["price_usd"] <= budget]
+    return sort_rows(within, sort="usd_per_decode_tokens_per_s", kind="infer")
 
 
 def test_an_inference_ranking_defaults_to_the_best_placement_and_the_cheapest_storage() -> None:
