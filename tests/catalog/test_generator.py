@@ -178,3 +178,32 @@ def test_the_cheapest_single_4090_candidate_is_no_dearer_than_seed_build_a(
 @pytest.mark.django_db
 def test_seed_builds_stay_beside_the_candidates(shipped_candidates: list[Candidate]) -> None:
     assert Build.objects.filter(origin=BuildOrigin.SEED).count() == 4
+
+
+def _with_unpriced(catalog: CatalogSnapshot, *parts: Part) -> CatalogSnapshot:
+    """The snapshot a ranking plans from, with `parts` in the catalog but never priced."""
+    by_kind = {kind: list(kind_parts) for kind, kind_parts in catalog.parts.items()}
+    for pk, part in enumerate(parts, start=1000):
+        part.pk = part.id = pk
+        by_kind.setdefault(part.kind, []).append(part)
+    return CatalogSnapshot(parts=by_kind, prices_usd=catalog.prices_usd, with_unpriced=True)
+
+
+def test_a_gpu_without_a_price_is_planned_with_no_total() -> None:
+    unpriced = GpuFactory.build(name="new GPU")
+    planned = candidate_builds(_with_unpriced(snapshot(small_catalog()), unpriced))
+
+    new = [c for c in planned if c.spec.gpu is unpriced]
+    assert new
+    assert all(c.total_usd is None for c in new)
+    assert all(c.total_usd is not None for c in planned if c.spec.gpu is not unpriced)
+    assert unpriced not in {c.spec.gpu for c in candidate_builds(snapshot(small_catalog()))}
+
+
+def test_planning_takes_an_unpriced_part_only_where_no_priced_one_fits() -> None:
+    # An unpriced CPU would fit every board; the priced one is still chosen.
+    unpriced_cpu = CpuFactory.build(name="unpriced CPU", tdp_w=65)
+    planned = candidate_builds(_with_unpriced(snapshot(small_catalog()), unpriced_cpu))
+
+    assert {c.spec.cpu.name for c in planned if c.spec.cpu} == {"cheap CPU"}
+    assert all(c.total_usd is not None for c in planned)

@@ -1,5 +1,5 @@
 """Prices as observations: the current price, the change log, and the price epoch that
-marks rankings stale."""
+keys the cached views of rankings (rankings themselves are priced when read)."""
 
 from __future__ import annotations
 
