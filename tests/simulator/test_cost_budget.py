@@ -26,7 +26,7 @@ def _post(body: object) -> Any:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    cache.clear()  # candidate counts are cached per options and prices
+    cache.clear()  # candidate counts are cached per options and parts
 
 
 def test_a_whole_catalog_ranking_at_128k_tokens_is_over_budget(catalog: None) -> None:
@@ -43,10 +43,19 @@ def test_a_whole_catalog_ranking_at_128k_tokens_is_over_budget(catalog: None) ->
 
 
 def test_the_same_ranking_narrowed_fits_the_budget_and_is_queued(catalog: None) -> None:
-    response = _post(_ranking(131072, gpu_count_max=1, budget_usd=4000))
+    response = _post(_ranking(131072, gpu_count_max=1))
 
     assert response.status_code == 202
     assert SimulationRun.objects.filter(kind="ranking").count() == 1
+
+
+def test_a_price_budget_does_not_narrow_the_work(catalog: None) -> None:
+    # Every candidate is simulated whatever it costs (the budget filters when it is read).
+    response = _post(_ranking(131072, budget_usd=4000))
+
+    assert response.status_code == 400
+    assert "ranking.budget_usd" not in response.json()["errors"]["request"]
+    assert not SimulationRun.objects.exists()
 
 
 def test_the_default_ranking_is_well_within_the_budget(catalog: None, settings: Any) -> None:

@@ -1,6 +1,9 @@
 """GET /api/rankings of a finished ranking is answered again without re-reading the ranking
-(megabytes of JSON): from the web process for a second, from the shared cache after that."""
+(megabytes of JSON): from the web process for half a second, from the shared cache (per
+price epoch) after that; a price change is a new cache key, never served stale."""
 
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -8,6 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from catalog.models import Part
+from catalog.services import price_observation_create
 from simulator import apis
 from tests.simulator.test_rankings_e2e import _follow
 
@@ -53,5 +58,27 @@ def test_another_web_process_answers_without_reading_the_rankings_result(
         again = client.get(URL)
 
     assert again.content == first.content
-    assert _run_reads(queries)  # the run is still looked up: new prices make a new one
+    assert _run_reads(queries)  # the run is still looked up: new parts make a new one
     assert all('"result"' not in sql for sql in _run_reads(queries))
+
+
+def test_a_price_change_is_answered_at_the_new_price_by_every_web_process(
+    finished_default_ranking: None,
+) -> None:
+    client = APIClient()
+    before = client.get(URL).json()
+    row = before["rows"][0]
+    gpu = next(part for part in row["parts"] if part["kind"] == "gpu")
+    price_observation_create(
+        part=Part.objects.get(pk=gpu["part_id"]),
+        amount=Decimal(str(gpu["unit_usd"])) - 1,
+        observed_on=date.today(),
+        vendor="test listing",
+    )
+    apis._recent_answers.clear()  # a web process that has not answered since
+
+    after = client.get(URL).json()
+
+    repriced = next(r for r in after["rows"] if r["signature"] == row["signature"])
+    assert repriced["price_usd"] == row["price_usd"] - gpu["quantity"]
+    assert after["run_url"] == before["run_url"]

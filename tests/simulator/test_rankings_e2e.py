@@ -10,9 +10,10 @@ from celery import current_app
 from rest_framework.test import APIClient
 
 from catalog.models import Part
-from catalog.selectors import catalog_price_epoch
 from catalog.services import price_observation_create
-from simulator.models import SimulationRun
+from simulator.apis import RANKINGS_STALE_S
+from simulator.models import SimulatedBuild, SimulationRun
+from simulator.services import rankings
 
 RUN_TIMEOUT_S = 120.0
 POLL_S = 0.1
@@ -93,7 +94,7 @@ def _wait_for(predicate: Any, what: str) -> None:
 
 
 @pytest.mark.services
-def test_a_price_change_re_ranks_the_default_ranking_in_the_background(
+def test_a_price_change_re_ranks_the_default_ranking_within_a_second_with_nothing_simulated(
     catalog_committed: None, celery_worker_process: str
 ) -> None:
     client = APIClient()
@@ -104,36 +105,46 @@ def test_a_price_change_re_ranks_the_default_ranking_in_the_background(
     assert before["prices_observed_on"] is not None  # the newest shipped price's date
     top = before["rows"][0]
     gpu_line = next(part for part in top["parts"] if part["kind"] == "gpu")
+    runs, simulated = SimulationRun.objects.count(), SimulatedBuild.objects.count()
+    assert runs == 1
 
     # The top build's GPU becomes ten times dearer: it must lose its place.
+    changed = time.monotonic()
     price_observation_create(
         part=Part.objects.get(pk=gpu_line["part_id"]),
         amount=Decimal(str(gpu_line["unit_usd"] * 10)),
         observed_on=date.today(),
         vendor="test listing",
     )
-    epoch = catalog_price_epoch()
-
-    # Nobody asks: the workers re-rank the default workloads by themselves.
     _wait_for(
-        lambda: SimulationRun.objects.filter(
-            kind="ranking", price_epoch=epoch, status="done", input__workload__quant="NF4d+NF2e"
-        ).exists(),
-        "the background re-rank",
+        lambda: client.get("/api/rankings").json()["rows"][0]["signature"] != top["signature"],
+        "the new price in GET /api/rankings",
     )
+    seen_after_s = time.monotonic() - changed
     after = client.get("/api/rankings")
 
+    assert seen_after_s < RANKINGS_STALE_S
     assert after.status_code == 200
     body = after.json()
-    assert body["run_url"] != before["run_url"]
-    assert body["prices_observed_on"] is not None
-    assert body["prices_observed_on"] != before["prices_observed_on"]
-    assert body["rows"][0]["signature"] != top["signature"]
-    new_run = SimulationRun.objects.get(price_epoch=epoch, input__workload__quant="NF4d+NF2e")
-    assert new_run.result is not None
-    repriced = next(r for r in new_run.result["rows"] if r["signature"] == top["signature"])
-    assert repriced["price_usd"] > top["price_usd"]
-    assert repriced["rank"] > 1
+    assert body["run_url"] == before["run_url"]
+    assert body["prices_observed_on"] == date.today().isoformat()
+    run = SimulationRun.objects.get(pk=body["run_url"].rstrip("/").rsplit("/", 1)[-1])
+    repriced = next(
+        row
+        for row in rankings.ranking_priced(result=run.result).rows
+        if row["signature"] == top["signature"]
+    )
+    assert repriced["price_usd"] == pytest.approx(top["price_usd"] + 9 * gpu_line["unit_usd"])
+    assert repriced["tokens_per_s"] == top["tokens_per_s"]
+    # The price change's task queues only the default rankings missing for these parts;
+    # this one is kept, and nothing of its workload is simulated again.
+    _wait_for(
+        lambda: SimulationRun.objects.filter(input__workload__quant="NVFP4").exists(),
+        "the price change's task",
+    )
+    assert SimulationRun.objects.filter(input__workload__quant="NF4d+NF2e").count() == runs
+    workload_hash = rankings.ranking_workload_hash(workload=run.input["workload"])
+    assert SimulatedBuild.objects.filter(workload_hash=workload_hash).count() == simulated
 
 
 @pytest.mark.services
