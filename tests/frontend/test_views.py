@@ -7,6 +7,8 @@ import pytest
 from django.test import Client
 
 from simulator.models import RunStatus, SimulationRun
+from simulator.ranking import DEFAULT_SORT
+from simulator.services.rankings import ranking_view
 from tests.frontend.conftest import GLM, ranking_compute
 
 BUILD_A = "seed-a-budget-single-gpu"
@@ -123,7 +125,8 @@ def test_an_unknown_build_is_404(client: Client) -> None:
 
 def test_a_ranked_candidate_opens_as_a_build_report(client: Client) -> None:
     run = ranking_compute(GLM)
-    row = run.result["rows"][0] if run.result else {}
+    # The top row as the rankings page shows it, priced now.
+    row = ranking_view(run=run, budget_usd=None, sort=DEFAULT_SORT, limit=1)["rows"][0]
     parts = ",".join(f"{p['part_id']}:{p['quantity']}" for p in row["parts"])
 
     response = client.get(f"/builds/candidate/?parts={parts}")
