@@ -8,12 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
-from catalog.hardware import (
-    M2_LANES_PER_DRIVE,
-    nvme_drive_gbps,
-    pcie_gbps,
-    pinned_gb,
-)
+from catalog.hardware import M2_LANES_PER_DRIVE, nvme_drive_gbps, pinned_gb
 from catalog.models import (
     Case,
     Cpu,
@@ -27,6 +22,7 @@ from catalog.models import (
     RamKit,
     System,
 )
+from simulator.engine.units import pcie_gbps
 
 # DDR4/DDR5 channels are 64 bits wide (DDR5: two 32-bit subchannels): 8 bytes per transfer.
 DDR_BYTES_PER_TRANSFER = 8

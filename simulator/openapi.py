@@ -10,7 +10,7 @@ unified memory and the GPU link.
 
 from typing import Any
 
-from simulator.engine.hardware import SEED_GPUS
+from simulator.engine.devices import Cpu, Gpu, System, devices
 from simulator.engine.infer_quant import MIX_SEPARATOR, PARTS, WEIGHT_TYPES
 from simulator.engine.infer_request import MAX_BATCH, MAX_CONTEXT, MAX_CORES, MAX_LAYER
 from simulator.engine.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
@@ -63,7 +63,22 @@ GPU: dict[str, Any] = {
         "fp4": {"type": "boolean"},
     },
 }
-GPU_NAME = {"type": "string", "enum": list(SEED_GPUS)}
+
+
+def _device_name(kind: type[Gpu] | type[Cpu] | type[System], label: str) -> dict[str, Any]:
+    names = [device.name for device in devices(kind)]
+    return {
+        "type": "string",
+        "description": f"a {label} of the device table by slug, name or alias "
+        "(case-insensitive); an unknown name is a 400 listing the closest ones",
+        "example": names[0],
+        "x-known-names": names,
+    }
+
+
+GPU_NAME = _device_name(Gpu, "GPU")
+CPU_NAME = _device_name(Cpu, "CPU")
+SYSTEM_NAME = _device_name(System, "whole system")
 HARDWARE = {
     "type": "object",
     "required": ["gpu"],
@@ -139,8 +154,8 @@ INFER_HARDWARE = {
     "properties": {
         "gpu": {"anyOf": [GPU_NAME, INFER_GPU], "nullable": True},
         "gpu_count": _count(MAX_GPU_COUNT),
-        "cpu": _optional(CPU),
-        "unified": _optional(UNIFIED),
+        "cpu": {"anyOf": [CPU_NAME, CPU], "nullable": True},
+        "unified": {"anyOf": [SYSTEM_NAME, UNIFIED], "nullable": True},
         "ram_gb": _NON_NEGATIVE,
         "link_gbps": _POSITIVE,
     },

@@ -6,26 +6,9 @@ CPU feeds are listed: chipset-fed x4 slots are not counted as GPU slots."""
 
 from typing import Any
 
+from catalog.fixture_data.devices import device_part
 from catalog.fixture_data.sources import EST, FEB_2026, SEED, SEED_000
-
-
-def _cpu(
-    pk: int, name: str, maker: str, socket: str, cores: int, channels: int, speed: int,
-    lanes: int, tdp: int, simd: tuple[int, float], source: str, *,
-    chipsets: list[str] | None = None, max_cpus: int = 1, notes: str = "",
-) -> dict[str, Any]:  # fmt: skip
-    """`simd`: (FP32 FLOPs per core per cycle, all-core GHz), see FLOPS_PER_CYCLE."""
-    flops, ghz = simd
-    return {
-        "pk": pk, "kind": "cpu", "name": name, "manufacturer": maker, "source": source,
-        "notes": notes,
-        "fields": {
-            "socket": socket, "cores": cores, "memory_channels": channels,
-            "memory_gen": "DDR5", "memory_speed_mts": speed, "pcie_lanes": lanes,
-            "pcie_gen": 5, "tdp_w": tdp, "chipsets": chipsets or [], "max_cpus": max_cpus,
-            "flops_per_core_cycle": flops, "all_core_ghz": ghz,
-        },
-    }  # fmt: skip
+from simulator.engine.devices import Cpu
 
 
 def _board(
@@ -49,65 +32,30 @@ def _x16(count: int) -> dict[str, list[int]]:
     return {str(n): [16] * n for n in range(1, count + 1)}
 
 
-AMD_RYZEN = "https://www.amd.com/en/products/processors/desktops/ryzen.html"
-AMD_TR = "https://www.amd.com/en/products/processors/workstations/ryzen-threadripper.html"
-AMD_EPYC = "https://www.amd.com/en/products/processors/server/epyc.html"
-INTEL_ARK = "https://www.intel.com/content/www/us/en/products/details/processors/core-ultra.html"
-SEED_A = f"{SEED_000} (build A)"
-SEED_BC = f"{SEED_000} (builds B, C)"
-SEED_D = f"{SEED_000} (build D)"
 TRX50 = ["TRX50"]
 REPRESENTATIVE = (
     "The seed names only the class and price; this model is the planner's representative "
     "of that class, with the seed's price."
 )
 
-# FP32 FLOPs per core per cycle, an FMA counting two: Zen 4 runs AVX-512 on 256-bit units
-# (2 FMA x 8 lanes x 2 = 32), Zen 5 desktop and server cores have full 512-bit units (64;
-# AMD "Zen 5" architecture disclosure, Hot Chips 2024), Arrow Lake has no AVX-512: Lion
-# Cove P-cores 2 x 256-bit FMA (32), Skymont E-cores 4 x 128-bit FMA (32) (Intel
-# Architecture Day 2024). All-core GHz is the datasheet base clock, the frequency held
-# under sustained all-core vector load (seed 003's EPYC 9175F validation uses its base
-# 4.2 GHz); Intel's is the core-count-weighted mean of P- and E-core base clocks.
-ZEN4, ZEN5, ARROW_LAKE = 32, 64, 32
-
-
-def _mean_ghz(p_cores: int, p_ghz: float, e_cores: int, e_ghz: float) -> float:
-    return round((p_cores * p_ghz + e_cores * e_ghz) / (p_cores + e_cores), 2)
-
-
+# CPUs: records of the engine's device table (cores, memory channels, FLOPs per cycle
+# and their sources there).
 CPUS = [
-    # AM5: 28 lanes, 24 usable (4 go to the chipset); 2 DDR5 channels.
-    _cpu(201, "Ryzen 5 7600", "AMD", "AM5", 6, 2, 5200, 24, 65, (ZEN4, 3.8),
-         f"{SEED_A}; {AMD_RYZEN}"),
-    _cpu(202, "Ryzen 7 9700X", "AMD", "AM5", 8, 2, 5600, 24, 65, (ZEN5, 3.8),
-         f"{SEED_BC}; {AMD_RYZEN}"),
-    _cpu(203, "Ryzen 9 9900X", "AMD", "AM5", 12, 2, 5600, 24, 120, (ZEN5, 4.4),
-         f"{SEED_D}; {AMD_RYZEN}"),
-    _cpu(204, "Ryzen 9 9950X", "AMD", "AM5", 16, 2, 5600, 24, 170, (ZEN5, 4.3), AMD_RYZEN),
-    # LGA1851: 24 CPU lanes (20 Gen5 + 4 Gen4); TDP is Intel's processor base power.
-    _cpu(211, "Core Ultra 5 245K", "Intel", "LGA1851", 14, 2, 6400, 24, 125,
-         (ARROW_LAKE, _mean_ghz(6, 4.2, 8, 3.6)), INTEL_ARK),
-    _cpu(212, "Core Ultra 7 265K", "Intel", "LGA1851", 20, 2, 6400, 24, 125,
-         (ARROW_LAKE, _mean_ghz(8, 3.9, 12, 3.3)), INTEL_ARK),
-    _cpu(213, "Core Ultra 9 285K", "Intel", "LGA1851", 24, 2, 6400, 24, 125,
-         (ARROW_LAKE, _mean_ghz(8, 3.7, 16, 3.2)), INTEL_ARK),
-    # sTR5: non-PRO Threadripper runs on TRX50 only; PRO runs on TRX50 and WRX90.
-    _cpu(221, "Threadripper 7960X", "AMD", "sTR5", 24, 4, 5200, 88, 350, (ZEN4, 4.2), AMD_TR,
-         chipsets=TRX50),
-    _cpu(222, "Threadripper 9960X", "AMD", "sTR5", 24, 4, 6400, 88, 350, (ZEN5, 4.2), AMD_TR,
-         chipsets=TRX50),
-    _cpu(223, "Threadripper PRO 7965WX", "AMD", "sTR5", 24, 8, 5200, 144, 350, (ZEN4, 4.2),
-         AMD_TR),
-    _cpu(224, "Threadripper PRO 7975WX", "AMD", "sTR5", 32, 8, 5200, 144, 350, (ZEN4, 4.0),
-         AMD_TR),
-    # SP5: 12 DDR5 channels, 128 Gen5 lanes per socket. "P" parts are single-socket only.
-    _cpu(231, "EPYC 9124", "AMD", "SP5", 16, 12, 4800, 128, 200, (ZEN4, 3.0), AMD_EPYC,
-         max_cpus=2),
-    _cpu(232, "EPYC 9135", "AMD", "SP5", 16, 12, 6000, 128, 200, (ZEN5, 3.65), AMD_EPYC,
-         max_cpus=2),
-    _cpu(233, "EPYC 9354P", "AMD", "SP5", 32, 12, 4800, 128, 280, (ZEN4, 3.25), AMD_EPYC),
-]  # fmt: skip
+    device_part(201, Cpu, "ryzen-5-7600"),
+    device_part(202, Cpu, "ryzen-7-9700x"),
+    device_part(203, Cpu, "ryzen-9-9900x"),
+    device_part(204, Cpu, "ryzen-9-9950x"),
+    device_part(211, Cpu, "core-ultra-5-245k"),
+    device_part(212, Cpu, "core-ultra-7-265k"),
+    device_part(213, Cpu, "core-ultra-9-285k"),
+    device_part(221, Cpu, "threadripper-7960x"),
+    device_part(222, Cpu, "threadripper-9960x"),
+    device_part(223, Cpu, "threadripper-pro-7965wx"),
+    device_part(224, Cpu, "threadripper-pro-7975wx"),
+    device_part(231, Cpu, "epyc-9124"),
+    device_part(232, Cpu, "epyc-9135"),
+    device_part(233, Cpu, "epyc-9354p"),
+]
 
 BOARDS = [
     # --- AM5 ----------------------------------------------------------------------------

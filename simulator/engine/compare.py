@@ -14,8 +14,8 @@ from .hardware import (
     NVME_GEN4_RAID0_X4_GBPS,
     NVME_GEN4_X1_GBPS,
     NVME_GEN5_AIC_X4_GBPS,
-    SEED_GPUS,
     Hardware,
+    seed_gpu,
 )
 from .quant import quant_format
 from .reference import optimal_split
@@ -75,7 +75,7 @@ SETTINGS: tuple[tuple[str, Refinements], ...] = (
 
 def _setup(h: Headline) -> tuple[TrainWorkload, Hardware]:
     workload = TrainWorkload(model=load_model("glm-4.7"), quant=quant_format(h.quant))
-    hardware = Hardware(gpu=SEED_GPUS[h.gpu], gpu_count=h.gpus, nvme_gbps=h.nvme_gbps,
+    hardware = Hardware(gpu=seed_gpu(h.gpu), gpu_count=h.gpus, nvme_gbps=h.nvme_gbps,
                         ram_gib=h.ram_gib, pinned_gib=h.pinned_gib)  # fmt: skip
     return workload, hardware
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from .devices import Cpu, Device, System, find_device, require_device
 from .efficiency import RUNTIMES, TORCHTUNE
 from .errors import EngineInputError
 from .infer_hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
@@ -23,15 +24,19 @@ from .inference import (
 from .kv_cache import DEFAULT_KV_CACHE_TYPE, KV_CACHE_BYTES_PER_ELEMENT
 from .placement import PLACEMENTS
 from .request import (
+    HARDWARE_FIELDS,
     MAX_GPU_COUNT,
+    REQUEST_FIELDS,
     SimulationRequest,
     _choice,
     _integer,
     _number,
     _optional_integer,
     _section,
+    named_device_fields,
     parse_gpu,
     parse_request,
+    require_known_fields,
     workload_model,
 )
 
@@ -40,18 +45,19 @@ MAX_CONTEXT = 10_000_000
 MAX_BATCH = 4096
 MAX_LAYER = 10_000
 MAX_CORES = 1024
-# Datasheet memory bandwidth (GB/s) of the GPUs that may be named by string.
-GPU_MEM_GBPS = {
-    "RTX 4090": 1008.0,  # NVIDIA Ada GPU architecture whitepaper, GDDR6X 21 Gbps × 384 bit
-    "RTX 5090": 1792.0,  # NVIDIA RTX Blackwell whitepaper, GDDR7 28 Gbps × 512 bit
-    "A100 80G": 1935.0,  # NVIDIA A100 datasheet, PCIe 80 GB
-    "H100 80G": 2000.0,  # NVIDIA H100 datasheet, PCIe 80 GB
-    "RTX PRO 6000": 1792.0,  # NVIDIA RTX PRO 6000 Blackwell datasheet, GDDR7 × 512 bit
-}
+
+
+INFER_WORKLOAD_FIELDS = frozenset({
+    "kind", "model", "model_config", "quant", "placement", "context", "prompt_tokens", "batch",
+    "kv_cache_type", "ubatch", "offload_from_layer", "runtime",
+})  # fmt: skip
+CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
+UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
 
 
 def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
     path = "workload"
+    require_known_fields(workload, INFER_WORKLOAD_FIELDS, path)
     if workload.get("quant") is None:
         raise EngineInputError(field="workload.quant", message="is required")
     return InferWorkload(
@@ -86,26 +92,40 @@ def _runtime(workload: Mapping[str, object]) -> str | None:
 
 def parse_infer_gpu(value: object, count: int) -> InferGpu:
     spec = parse_gpu(value)
-    if isinstance(value, Mapping):
-        mem_gbps = _number(value, "mem_gbps", "hardware.gpu")
-    elif spec.name in GPU_MEM_GBPS:
-        mem_gbps = GPU_MEM_GBPS[spec.name]
-    else:
+    if spec.mem_gbps is None:
         raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
     return InferGpu(
         name=spec.name,
         vram_gib=spec.vram_gib,
-        mem_gbps=mem_gbps,
+        mem_gbps=spec.mem_gbps,
         tflops=spec.bf16_tflops,
         count=count,
         pcie_gbps=spec.pcie_gbps,
     )
 
 
+def _named(
+    value: object, kind: type[Device], path: str, known_fields: frozenset[str]
+) -> tuple[Mapping[str, object], Device | None]:
+    """The object form of a device given by name (a string) or as an object, and its record
+    in the device table when it names one."""
+    if isinstance(value, str):
+        return {"name": value}, require_device(kind, value, field=path)
+    if not isinstance(value, Mapping):
+        raise EngineInputError(field=path, message="must be a name or an object")
+    require_known_fields(value, known_fields, path)
+    name = value.get("name")
+    return value, find_device(kind, name) if isinstance(name, str) else None
+
+
 def parse_cpu(value: object) -> CpuSpec:
     path = "hardware.cpu"
-    if not isinstance(value, Mapping):
-        raise EngineInputError(field=path, message="must be an object")
+    value, known = _named(value, Cpu, path, CPU_FIELDS)
+    if known is not None:
+        value = named_device_fields(value, {
+            "name": known.name, "cores": known.cores, "mem_gbps": known.mem_gbps,
+            "flops_per_core_cycle": known.flops_per_core_cycle, "ghz": known.all_core_ghz,
+        })  # fmt: skip
     return CpuSpec(
         name=str(value.get("name") or "CPU"),
         cores=_integer(value, "cores", path, None, upper=MAX_CORES),
@@ -116,9 +136,14 @@ def parse_cpu(value: object) -> CpuSpec:
 
 
 def parse_unified(value: object) -> UnifiedSpec:
+    """A whole system (unified memory). A chip-only record has no memory size: `mem_gb`."""
     path = "hardware.unified"
-    if not isinstance(value, Mapping):
-        raise EngineInputError(field=path, message="must be an object")
+    value, known = _named(value, System, path, UNIFIED_FIELDS)
+    if known is not None:
+        value = named_device_fields(value, {
+            "name": known.name, "mem_gb": known.memory_gb,
+            "mem_gbps": known.mem_bandwidth_gbps, "tflops": known.gpu_tflops,
+        })  # fmt: skip
     return UnifiedSpec(
         name=str(value.get("name") or "Unified memory"),
         mem_gib=_number(value, "mem_gb", path),
@@ -129,6 +154,7 @@ def parse_unified(value: object) -> UnifiedSpec:
 
 def parse_infer_hardware(hardware: Mapping[str, object]) -> InferHardware:
     path = "hardware"
+    require_known_fields(hardware, HARDWARE_FIELDS, path)
     count = _integer(hardware, "gpu_count", path, 1, upper=MAX_GPU_COUNT)
     gpu = None if hardware.get("gpu") is None else parse_infer_gpu(hardware["gpu"], count)
     default_link = gpu.pcie_gbps if gpu is not None else None
@@ -145,6 +171,7 @@ def parse_infer_hardware(hardware: Mapping[str, object]) -> InferHardware:
 
 
 def parse_infer_request(body: Mapping[str, object]) -> InferenceRequest:
+    require_known_fields(body, REQUEST_FIELDS, "")
     workload = _section(body, "workload")
     inline = workload.get("model_config")
     return InferenceRequest(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import EngineInputError
+from .infer_quant import WEIGHT_TYPES
 from .layers import LayerShape, dense_params, expert_params
 
 BITS_PER_BYTE = 8
@@ -21,7 +22,9 @@ GIB = 1024**3
 NF4_BITS = 4.60  # 2250 MiB/layer
 NF3_BITS = 3.355  # 1640 MiB/layer
 NF2_BITS = 2.35  # 1150 MiB/layer; the seed's cross-check uses 2.35 for experts
-NVFP4_BITS = 4.296  # 2100 MiB/layer (MXFP4's nominal 4.25 plus scales)
+# NVFP4 is one format for training and serving: the weight-type table's definition (16 E2M1
+# values and one E4M3 scale, 4.5 bits); GLM-4.7's NVFP4 layers keep the seed's measured size.
+NVFP4_BITS = WEIGHT_TYPES["NVFP4"].bits_per_weight
 BF16_BITS = 16.0
 INT8_BITS = 8.0  # LLM.int8: one fp32 absmax per row adds < 0.01 bit at h ≥ 2048
 NVFP4_EFFECTIVE_SPEEDUP = 2.74  # seed 000 "NVFP4 on Blackwell": 3x kernels, attention in BF16

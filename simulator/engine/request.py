@@ -5,13 +5,15 @@ Every error is an `EngineInputError` whose `field` is the dotted path of the bad
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .devices import Gpu, find_device, require_device
 from .errors import EngineInputError
-from .hardware import SEED_GPUS, GpuSpec, Hardware, default_pinned_gib
+from .hardware import GpuSpec, Hardware, default_pinned_gib, gpu_spec
 from .lora import ALL_TARGETS, DEFAULT_LORA_RANK, LoraConfig
 from .memory import MAX_MICRO_BATCH
 from .model_config import ModelShape, parse_model_config
@@ -40,6 +42,34 @@ class SimulationRequest:
     workload: TrainWorkload
     hardware: Hardware
     model_config_json: str | None = None  # an inline config.json, kept to echo it back
+
+
+# The fields each part of a request may have; any other is refused, never silently ignored.
+REQUEST_FIELDS = frozenset({"workload", "hardware"})
+TRAIN_WORKLOAD_FIELDS = frozenset({
+    "kind", "model", "model_config", "quant", "seq_len", "lora_rank", "lora_targets", "tokens",
+    "mode", "utilization", "micro_batches", "max_micro_batch", "activation_checkpointing",
+})  # fmt: skip
+# One hardware description for both kinds of workload: each uses what it needs of it.
+HARDWARE_FIELDS = frozenset(
+    {"gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "cpu", "unified", "link_gbps"}
+)
+GPU_FIELDS = frozenset({"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps"})
+
+
+def require_known_fields(section: Mapping[str, object], known: frozenset[str], path: str) -> None:
+    """A field this part of the request does not have is an error naming it (a misspelled
+    `sequence_length` must not run at the default `seq_len`)."""
+    unknown = sorted(str(key) for key in section if key not in known)
+    if unknown:
+        field = f"{path}.{unknown[0]}" if path else unknown[0]
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        names = ", ".join(repr(name) for name in unknown)
+        message = f"unknown field{'s' if len(unknown) > 1 else ''} {names}{hint}"
+        raise EngineInputError(
+            field=field, message=f"{message} (known: {', '.join(sorted(known))})"
+        )
 
 
 def _section(body: Mapping[str, object], key: str, path: str = "") -> Mapping[str, object]:
@@ -136,6 +166,7 @@ def _checkpointing(workload: Mapping[str, object], mode: str) -> bool:
 
 def parse_workload(workload: Mapping[str, object]) -> TrainWorkload:
     path = "workload"
+    require_known_fields(workload, TRAIN_WORKLOAD_FIELDS, path)
     _choice(workload, "kind", path, KINDS, "train")
     quant = workload.get("quant")
     if not isinstance(quant, str):
@@ -157,15 +188,35 @@ def parse_workload(workload: Mapping[str, object]) -> TrainWorkload:
     )
 
 
+GPU_FIGURES = ("vram_gb", "bf16_tflops", "pcie_gbps")
+
+
+def named_device_fields(
+    value: Mapping[str, object], known: Mapping[str, object]
+) -> dict[str, object]:
+    """An object naming a known device: the table's figures, overridden by those given."""
+    return {**known, **{key: v for key, v in value.items() if v is not None}}
+
+
 def parse_gpu(value: object) -> GpuSpec:
+    """A GPU by slug, name or alias of the device table, or an object of its figures (an
+    object whose `name` is in the table takes the table's figures for those it omits)."""
     path = "hardware.gpu"
     if isinstance(value, str):
-        if value not in SEED_GPUS:
-            known = ", ".join(SEED_GPUS)
-            raise EngineInputError(field=path, message=f"unknown GPU {value!r}; known: {known}")
-        return SEED_GPUS[value]
+        return gpu_spec(require_device(Gpu, value, field=path))
     if not isinstance(value, Mapping):
         raise EngineInputError(field=path, message="must be a GPU name or an object")
+    require_known_fields(value, GPU_FIELDS, path)
+    name = value.get("name")
+    known = find_device(Gpu, name) if isinstance(name, str) else None
+    if known is not None:
+        table = gpu_spec(known)
+        value = named_device_fields(value, {
+            "vram_gb": table.vram_gib, "bf16_tflops": table.bf16_tflops,
+            "pcie_gbps": table.pcie_gbps, "fp4": table.fp4, "mem_gbps": table.mem_gbps,
+        })  # fmt: skip
+    elif isinstance(name, str) and any(value.get(key) is None for key in GPU_FIGURES):
+        require_device(Gpu, name, field=f"{path}.name")  # an unknown name: the closest ones
     fp4 = value.get("fp4", False)
     if not isinstance(fp4, bool):
         raise EngineInputError(field=f"{path}.fp4", message="must be true or false")
@@ -175,11 +226,13 @@ def parse_gpu(value: object) -> GpuSpec:
         bf16_tflops=_number(value, "bf16_tflops", path),
         pcie_gbps=_number(value, "pcie_gbps", path),
         fp4=fp4,
+        mem_gbps=None if value.get("mem_gbps") is None else _number(value, "mem_gbps", path),
     )
 
 
 def parse_hardware(hardware: Mapping[str, object]) -> Hardware:
     path = "hardware"
+    require_known_fields(hardware, HARDWARE_FIELDS, path)
     ram = _number(hardware, "ram_gb", path, 32.0, allow_zero=True)
     pinned = _number(hardware, "pinned_gb", path, default_pinned_gib(ram), allow_zero=True)
     if pinned > ram:
@@ -197,6 +250,7 @@ def parse_request(body: object) -> SimulationRequest:
     """The typed request for `body`, the decoded JSON object."""
     if not isinstance(body, Mapping):
         raise EngineInputError(field="request", message="must be a JSON object")
+    require_known_fields(body, REQUEST_FIELDS, "")
     workload = _section(body, "workload")
     inline = workload.get("model_config")
     return SimulationRequest(

@@ -26,6 +26,7 @@ from catalog.spec import spec_from_lines
 from simulator.engine import ENGINE_VERSION
 from simulator.engine.errors import EngineInputError
 from simulator.engine.infer_request import INFER, parse_any_request
+from simulator.engine.request import require_known_fields
 from simulator.engine.result import request_to_json, result_to_json
 from simulator.engine.simulate import simulate
 from simulator.models import RunKind, SimulationRun
@@ -33,6 +34,9 @@ from simulator.placement_search import AUTO, placement_search
 from simulator.services.cost import simulation_cost_check, simulation_request_cost
 from simulator.services.rankings import ranking_create
 from simulator.services.runs import simulation_run_execute_inline, simulation_run_get_or_create
+
+# A body is a workload and one of the forms of hardware (inline, a build, parts, a ranking).
+BODY_FIELDS = frozenset({"workload", "hardware", "build_id", "parts", "ranking"})
 
 
 def _cost_summary(build: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
@@ -75,7 +79,7 @@ def _computable() -> Iterator[None]:
 def simulation_single_compute(body: dict[str, Any]) -> dict[str, Any]:
     """The engine's full result, plus cost figures when the body names a priced build."""
     with _computable():
-        result = result_to_json(simulate(parse_any_request(body)))
+        result = result_to_json(simulate(parse_any_request(_engine_body(body))))
     # JSON (and PostgreSQL) have no infinity: a non-finite result is refused too.
     overflow = _non_finite_path(result)
     if overflow is not None:
@@ -86,6 +90,12 @@ def simulation_single_compute(body: dict[str, Any]) -> dict[str, Any]:
     if build is not None and build.get("price_usd") is not None:
         result["build"] = _cost_summary(build, result)
     return result
+
+
+def _engine_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """What the engine reads of a stored input: the rest (the build and its prices, the
+    placements tried) is the service's."""
+    return {key: body[key] for key in ("workload", "hardware") if key in body}
 
 
 def _is_auto_inference(body: Mapping[str, Any]) -> bool:
@@ -222,6 +232,7 @@ def simulation_request_submit(*, body: object) -> SimulationRun:
     """Dispatch a POST /api/simulate body by its form."""
     if not isinstance(body, Mapping):
         raise EngineInputError(field="request", message="must be a JSON object")
+    require_known_fields(body, BODY_FIELDS, "")
     forms = [key for key in ("hardware", "build_id", "parts", "ranking") if key in body]
     if len(forms) != 1:
         raise EngineInputError(

@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from simulator.engine.accuracy.report import band_category, error_band
-from simulator.engine.infer_request import GPU_MEM_GBPS
+from simulator.engine.devices import Gpu, require_device
 from simulator.services.accuracy import accuracy_report_get
 from tests.catalog.factories import UserFactory
 from tests.frontend.conftest import GLM, ranking_compute
@@ -44,7 +44,7 @@ def test_a_training_simulation_carries_the_fine_tuning_band(corpus: int) -> None
 
 
 def test_an_inference_simulation_carries_its_placements_band(corpus: int) -> None:
-    gpu = {**RTX_4090, "mem_gbps": GPU_MEM_GBPS["RTX 4090"]}
+    gpu = {**RTX_4090, "mem_gbps": require_device(Gpu, "RTX 4090", field="gpu").mem_bandwidth_gbps}
     result = simulate({"workload": {**FLASH, "placement": "gpu"}, "hardware": {"gpu": gpu}})
     category = band_category("infer", "gpu", 1, True)
     assert result["error_band"]["category"] == category == "inference_moe_gpu"

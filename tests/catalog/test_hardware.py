@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.hardware import pcie_gbps, pinned_gb
+from catalog.hardware import pinned_gb
 from catalog.spec import BuildSpec
+from simulator.engine.units import pcie_gbps
 from tests.catalog.conftest import make_spec
 from tests.catalog.factories import (
     CpuFactory,

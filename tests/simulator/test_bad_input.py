@@ -143,6 +143,23 @@ SIMULATE_CASES = {
         "parts[0].quantity",
     ),
     "ranking-a-list": Bad({**RANKING, "ranking": []}, 400, "ranking"),
+    # unknown fields: refused by name, never run at the default instead
+    "misspelled-workload-field": Bad(
+        with_value(TRAIN, "workload.sequence_length", 2048), 400, "workload.sequence_length"
+    ),
+    "unknown-hardware-field": Bad(
+        with_value(TRAIN, "hardware.nvme_gb", 7), 400, "hardware.nvme_gb", "nvme_gbps"
+    ),
+    "unknown-gpu-field": Bad(with_value(TRAIN, "hardware.gpu.vram", 24), 400, "hardware.gpu.vram"),
+    "unknown-top-level-field": Bad({**TRAIN, "hardwares": {}}, 400, "hardwares"),
+    "infer-unknown-workload-field": Bad(
+        with_value(INFER, "workload.ctx_size", 8192), 400, "workload.ctx_size"
+    ),
+    "infer-unknown-cpu-field": Bad(
+        with_value(INFER, "hardware.cpu", {"name": "EPYC 9124", "threads": 32}),
+        400,
+        "hardware.cpu.threads",
+    ),
     # unknown ids
     "unknown-model": Bad(with_value(TRAIN, "workload.model", "gpt-9"), 400, "workload.model"),
     "unknown-quant": Bad(with_value(TRAIN, "workload.quant", "NF5"), 400, "workload.quant"),

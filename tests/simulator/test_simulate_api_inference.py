@@ -7,7 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from catalog.models import Build, Part
-from simulator.engine.infer_request import GPU_MEM_GBPS
+from simulator.engine.devices import Gpu, require_device
 
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}
 RTX_4090 = {"name": "RTX 4090", "vram_gb": 24, "bf16_tflops": 165, "pcie_gbps": 22}
@@ -19,7 +19,7 @@ def _post(body: object) -> Any:
 
 @pytest.mark.django_db
 def test_inline_inference_hardware_answers_200_with_prefill_and_decode() -> None:
-    gpu = {**RTX_4090, "mem_gbps": GPU_MEM_GBPS["RTX 4090"]}
+    gpu = {**RTX_4090, "mem_gbps": require_device(Gpu, "RTX 4090", field="gpu").mem_bandwidth_gbps}
     response = _post({"workload": {**FLASH, "placement": "gpu"}, "hardware": {"gpu": gpu}})
 
     assert response.status_code == 200, response.json()

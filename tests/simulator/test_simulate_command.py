@@ -64,3 +64,27 @@ def test_a_missing_file_is_a_command_error(tmp_path):
 def test_it_needs_input_or_validate():
     with pytest.raises(CommandError, match="--input"):
         run()
+
+
+def test_an_unknown_field_in_the_request_is_an_error_naming_it(tmp_path):
+    body = {**ISSUE_BODY, "workload": {**ISSUE_BODY["workload"], "sequence_length": 2048}}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(body))
+
+    with pytest.raises(CommandError, match=r"workload\.sequence_length: unknown field"):
+        run("--input", str(path))
+
+
+def test_a_gpu_and_cpu_named_from_the_device_table_run(tmp_path):
+    body = {
+        "workload": {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M"},
+        "hardware": {"gpu": "rtx-3090", "cpu": "EPYC 9124", "ram_gb": 128},
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(body))
+
+    result = json.loads(run("--input", str(path), "--json"))
+
+    assert result["hardware"]["gpu"]["name"] == "RTX 3090"
+    assert result["hardware"]["cpu"]["cores"] == 16
+    assert result["decode_tokens_per_s"] > 0

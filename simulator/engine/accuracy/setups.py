@@ -3,7 +3,7 @@
 Each row is read by rules over what it states (hardware names, engine string, model name,
 quantization, llama-bench test name); nothing here is per row except the reasons for rows the
 engine cannot describe, keyed by what makes them unmodelable. Hardware figures come from
-`data/hardware.json` (datasheets, cited there); model shapes from `data/models/`.
+the device table (`devices.py`, datasheets cited there); model shapes from `data/models/`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
-from importlib import resources
-from typing import Any
 
+from ..devices import Cpu, Device, Gpu, System, devices
 from ..efficiency import (
     IK_LLAMA_CPP,
     KTRANSFORMERS,
@@ -38,8 +35,6 @@ from ..request import SimulationRequest
 from ..workload import MODE_REFINED, TrainWorkload
 from .corpus import MeasurementRow
 
-_PACKAGE = "simulator.engine"
-HARDWARE_PATH = "data/hardware.json"
 # llama-bench's tgN reports the mean over N generated tokens, so the mean context is N/2
 # past the depth (as seed 002's rows are read, tests/simulator/engine/test_inference_seeds.py).
 DEFAULT_DECODE_CONTEXT = 512  # decode rows that state no context: a short chat prompt
@@ -164,22 +159,15 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
     return next((reason for applies, reason in rules if applies), None)
 
 
-@cache
-def hardware_table() -> Mapping[str, Any]:
-    text = resources.files(_PACKAGE).joinpath(HARDWARE_PATH).read_text("utf-8")
-    table: dict[str, Any] = json.loads(text)
-    return table
-
-
-def _match(section: str, text: str) -> Mapping[str, Any]:
-    """The entry of `section` whose longest alias occurs in `text` (case-insensitive)."""
-    best: tuple[int, Mapping[str, Any]] | None = None
-    for entry in hardware_table()[section]:
-        for alias in entry["aliases"]:
+def _match(kind: type[Device], text: str) -> Device:
+    """The device whose longest alias occurs in `text` (case-insensitive)."""
+    best: tuple[int, Device] | None = None
+    for device in devices(kind):
+        for alias in device.aliases:
             if alias.lower() in text.lower() and (best is None or len(alias) > best[0]):
-                best = (len(alias), entry)
+                best = (len(alias), device)
     if best is None:
-        raise NotModeled(f"no datasheet entry in data/hardware.json for {text!r}")
+        raise NotModeled(f"no datasheet entry in the device table for {text!r}")
     return best[1]
 
 
@@ -237,41 +225,41 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int]:
 
 
 def _infer_gpu(row: MeasurementRow) -> InferGpu:
-    entry = _match("gpus", str(row.hardware["gpu"]))
+    device = _match(Gpu, str(row.hardware["gpu"]))
     return InferGpu(
-        name=entry["name"],
-        vram_gib=float(entry["vram_gb"]),
-        mem_gbps=float(entry["mem_gbps"]),
-        tflops=float(entry["bf16_tflops"]),
+        name=device.name,
+        vram_gib=float(device.vram_gb),
+        mem_gbps=float(device.mem_bandwidth_gbps),
+        tflops=float(device.bf16_tflops),
         count=int(row.hardware.get("gpu_count", 1) or 1),
-        pcie_gbps=float(entry["pcie_gbps"]),
+        pcie_gbps=device.pcie_gbps,
     )
 
 
 def _cpu(row: MeasurementRow) -> tuple[CpuSpec, float]:
     """The CPU (both sockets when the row says 2 are used) and RAM in GiB."""
-    entry = _match("cpus", str(row.hardware.get("cpu", "")))
+    device = _match(Cpu, str(row.hardware.get("cpu", "")))
     sockets = 2 if "2 sockets" in str(row.hardware.get("notes", "")) else 1
     ram_gib = float(_int_after(r"(\d+)\s*TB", str(row.hardware.get("ram", ""))) or 1) * 1024
     cpu = CpuSpec(
-        name=f"{sockets}x {entry['name']}",
-        cores=int(entry["cores"]) * sockets,
-        mem_gbps=float(entry["mem_gbps"]) * sockets,
-        flops_per_core_cycle=float(entry["flops_per_core_cycle"]),
-        ghz=float(entry["ghz"]),
+        name=f"{sockets}x {device.name}",
+        cores=device.cores * sockets,
+        mem_gbps=device.mem_gbps * sockets,
+        flops_per_core_cycle=float(device.flops_per_core_cycle),
+        ghz=float(device.all_core_ghz),
     )
     return cpu, ram_gib
 
 
 def _unified(row: MeasurementRow) -> UnifiedSpec:
     text = str(row.hardware.get("soc") or row.hardware.get("system"))
-    entry = _match("unified", text)
+    device = _match(System, text)
     mem_gb = _int_after(r"(\d+)\s*GB", text) or 128
     return UnifiedSpec(
-        name=entry["name"],
+        name=device.name,
         mem_gib=float(mem_gb),
-        mem_gbps=float(entry["mem_gbps"]),
-        tflops=float(entry["tflops"]),
+        mem_gbps=float(device.mem_bandwidth_gbps),
+        tflops=float(device.gpu_tflops),
     )
 
 

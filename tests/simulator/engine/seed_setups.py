@@ -8,9 +8,9 @@ from simulator.engine.hardware import (
     NVME_GEN4_RAID0_X4_GBPS,
     NVME_GEN4_X1_GBPS,
     NVME_GEN5_AIC_X4_GBPS,
-    SEED_GPUS,
     GpuSpec,
     Hardware,
+    seed_gpu,
 )
 from simulator.engine.quant import quant_format
 from simulator.engine.reference import (
@@ -37,7 +37,7 @@ def glm_workload(quant: str = "NF4d+NF2e") -> TrainWorkload:
 
 def rig(gpu: str, *, gpus: int = 1, nvme_gbps: float = GEN4_X1, pcie_gbps: float = 0.0) -> Hardware:
     """A seed host: 32 GB RAM of which 26 GB pinned (§7); PCIe overridden for x8 slots."""
-    spec: GpuSpec = SEED_GPUS[gpu]
+    spec: GpuSpec = seed_gpu(gpu)
     if pcie_gbps:
         spec = replace(spec, pcie_gbps=pcie_gbps)
     return Hardware(gpu=spec, gpu_count=gpus, nvme_gbps=nvme_gbps, ram_gib=32, pinned_gib=26)

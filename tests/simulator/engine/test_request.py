@@ -112,3 +112,21 @@ def test_it_accepts_an_inline_config_json():
 def test_an_inline_config_names_its_missing_field():
     body = with_value("workload.model_config", {"hidden_size": 4096})
     assert field_of_error(body) == "workload.model_config.num_hidden_layers"
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("workload.sequence_length", 2048),
+        ("hardware.nvme_gb", 7),
+        ("hardware.gpu.vram", 24),
+        ("extra", 1),
+    ],
+)
+def test_an_unknown_field_is_refused_by_its_path(path, value):
+    assert field_of_error(with_value(path, value)) == path
+
+
+def test_a_misspelled_field_names_the_field_it_resembles():
+    with pytest.raises(EngineInputError, match="did you mean 'seq_len'"):
+        parse_request(with_value("workload.sequence_length", 2048))

@@ -1,0 +1,112 @@
+"""The simulation inside a full-catalog training ranking: one build at a time (`simulate` per
+candidate, as ranking chunks did) against the batch path (`engine.batch.best_splits`, the
+vectorised sweep in reference mode), over the same candidates in the same run.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_ranking_paths.py [--repeat 3]
+
+Loads the shipped catalog into a temporary SQLite database, plans every candidate build of a
+training ranking (1-8 GPUs, every storage and RAM tier, unpriced parts included) and times
+only the simulation of those candidates, on one core. Prints a Markdown section for
+docs/benchmarks.md; nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ["PLANNER_VAR_DIR"] = tempfile.mkdtemp(prefix="bench-ranking-paths-")
+os.environ.pop("DATABASE_URL", None)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner_site.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+from catalog.generator import RAM_TIERS_GB, StorageTier  # noqa: E402
+from catalog.selectors import candidate_build_list  # noqa: E402
+from simulator.engine.batch import best_splits  # noqa: E402
+from simulator.engine.errors import EngineInputError  # noqa: E402
+from simulator.engine.hardware import Hardware  # noqa: E402
+from simulator.engine.request import SimulationRequest, parse_hardware, parse_workload  # noqa: E402
+from simulator.engine.simulate import simulate  # noqa: E402
+from simulator.engine.workload import TrainWorkload  # noqa: E402
+
+WORKLOADS = (
+    {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"},
+    {"kind": "train", "model": "glm-4.7", "quant": "NVFP4"},
+    {"kind": "train", "model": "llama-3.1-70b", "quant": "NF4"},
+    {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e", "mode": "refined"},
+)
+TRAINING_FIELDS = ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb")
+
+
+def candidate_hardware() -> list[Hardware]:
+    candidates = candidate_build_list(
+        with_unpriced=True,
+        gpu_counts=tuple(range(1, 9)),
+        storage_tiers=tuple(StorageTier),
+        ram_tiers_gb=RAM_TIERS_GB,
+    )
+    return [parse_hardware({key: c.hardware()[key] for key in TRAINING_FIELDS}) for c in candidates]
+
+
+def one_at_a_time(workload: TrainWorkload, hardware: list[Hardware]) -> list[object]:
+    answers: list[object] = []
+    for config in hardware:
+        try:
+            answers.append(simulate(SimulationRequest(workload=workload, hardware=config)).best)
+        except EngineInputError as error:
+            answers.append((error.field, error.message))
+    return answers
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> tuple[float, object]:
+    times, answer = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        answer = run()
+        times.append(time.perf_counter() - start)
+    return min(times), answer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    call_command("loaddata", *sorted((REPO / "catalog/fixtures").glob("*.json")), verbosity=0)
+    hardware = candidate_hardware()
+    print(f"### Ranking simulation: per build vs batch ({datetime.date.today()})\n")
+    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, one core (OMP_NUM_THREADS=1). "
+          f"{len(hardware)} candidate builds of the shipped catalog.\n")  # fmt: skip
+    print("| workload | per build (s) | batch (s) | speed-up | same answers |")
+    print("|---|---|---|---|---|")
+    for body in WORKLOADS:
+        workload = parse_workload(body)
+        plain_s, plain = best_of(args.repeat, lambda w=workload: one_at_a_time(w, hardware))
+        batch_s, batch = best_of(args.repeat, lambda w=workload: best_splits(w, hardware))
+        same = plain == [
+            (a.field, a.message) if isinstance(a, EngineInputError) else a
+            for a in batch  # type: ignore[attr-defined]
+        ]
+        label = f"{body['model']} {body['quant']} {body.get('mode', 'reference')}"
+        print(f"| {label} | {plain_s:.3f} | {batch_s:.3f} | {plain_s / batch_s:.1f}x | {same} |")
+
+
+if __name__ == "__main__":
+    main()
