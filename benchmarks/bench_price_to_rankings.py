@@ -4,11 +4,12 @@ For each checkout given (this one, and with `--baseline PATH` an older one, e.g.
 worktree of the commit before rankings kept prices apart), the script loads the shipped
 catalog into a fresh database, starts that checkout's gunicorn (planner_site/gunicorn.py)
 and Celery worker (Procfile's shape: concurrency 2, OMP_NUM_THREADS=1) on the real
-PostgreSQL and Redis of this machine, waits for the default ranking, and then `--repeat`
-times: posts a staff price change (POST /api/prices with a token: the top build's GPU one
-dollar cheaper, so the build stays on top) and polls GET /api/rankings every `--poll-s`
-until the top row shows the new price. It reports each latency, and the ranking runs and
-simulated-build rows the changes created.
+PostgreSQL and Redis of this machine, waits for the default ranking and then for every
+default ranking (`manage.py rankings_refresh`: the steady state), and then `--repeat` times
+(each once what the previous change queued has finished): posts a staff price change
+(POST /api/prices with a token: the top build's GPU one dollar cheaper, so the build stays
+on top) and polls GET /api/rankings every `--poll-s` until the top row shows the new price.
+It reports each latency, and the ranking runs and simulated-build rows the changes created.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/planner_bench_p2r \\
     CELERY_BROKER_URL=redis://127.0.0.1:6379/13 CACHE_URL=redis://127.0.0.1:6379/12 \\
@@ -101,6 +102,18 @@ def _query(sql: str) -> str:
 
 def _count(sql: str) -> int:
     return int(_query(sql))
+
+
+def _drain() -> None:
+    """Wait until no ranking is queued or running."""
+    deadline = time.monotonic() + FIRST_RANKING_TIMEOUT_S
+    unfinished = (
+        "SELECT count(*) FROM simulator_simulationrun WHERE status IN ('queued', 'running')"
+    )
+    while _count(unfinished):
+        if time.monotonic() > deadline:
+            raise RuntimeError("rankings still unfinished")
+        time.sleep(0.5)
 
 
 def _table_exists(table: str) -> bool:
@@ -198,12 +211,16 @@ def measure(label: str, tree: Path, *, port: int, repeat: int, poll_s: float) ->
         _wait_rankings(base, timeout_s=FIRST_RANKING_TIMEOUT_S, poll_s=poll_s)
         result.first_ranking_s = time.monotonic() - started
         slugs = _part_slugs()
+        # Steady state, as in production (bin/run queues them): every default ranking done.
+        _manage(tree, "rankings_refresh")
+        _drain()
         simulated = _table_exists("simulator_simulatedbuild")
         result.runs_before = _count("SELECT count(*) FROM simulator_simulationrun")
         if simulated:
             result.simulated_before = _count("SELECT count(*) FROM simulator_simulatedbuild")
         for _ in range(repeat):
             result.latencies_s.append(_change_and_wait(base, token, slugs, poll_s))
+            _drain()  # what the change queued finishes before the next one
         result.runs_after = _count("SELECT count(*) FROM simulator_simulationrun")
         if simulated:
             result.simulated_after = _count("SELECT count(*) FROM simulator_simulatedbuild")
@@ -218,7 +235,7 @@ def report(result: Result) -> None:
     print(f"  price change -> GET /api/rankings shows it: median "
           f"{statistics.median(latencies):.3f} s, min {min(latencies):.3f}, max "
           f"{max(latencies):.3f}  runs {[round(s, 3) for s in latencies]}")  # fmt: skip
-    print(f"  ranking runs: {result.runs_before} -> {result.runs_after}")
+    print(f"  ranking runs (all finished): {result.runs_before} -> {result.runs_after}")
     if result.simulated_before is not None:
         print(f"  simulated builds: {result.simulated_before} -> {result.simulated_after}")
 
