@@ -521,12 +521,15 @@ def ranking_priced(*, result: Mapping[str, Any]) -> PricedRanking:
 def ranking_view(
     *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
 ) -> dict[str, Any]:
-    """A finished ranking at the current prices, within a budget and in an order: the top
-    `limit` rows ranked, and (up to `limit`) the builds not ranked for want of a price.
-    The Pareto frontier is marked over every priced build: filtering by price keeps a
-    prefix of the price order, so the flags stay valid within the budget."""
+    """A finished ranking at the current prices, within a budget (None: the run's own
+    `ranking.budget_usd`, if any) and in an order: the top `limit` rows ranked, and (up to
+    `limit`) the builds not ranked for want of a price. The Pareto frontier is marked over
+    every priced build: filtering by price keeps a prefix of the price order, so the flags
+    stay valid within the budget."""
     assert run.result is not None
     result = run.result
+    if budget_usd is None:
+        budget_usd = run.input.get("ranking", {}).get("budget_usd")
     priced = ranking_priced(result=result)
     rows = [row for row in priced.rows if budget_usd is None or row["price_usd"] <= budget_usd]
     ranked = sort_rows(rows, sort=sort, kind=result["workload"].get("kind", TRAIN))
