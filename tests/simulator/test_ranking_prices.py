@@ -44,6 +44,15 @@ def _row(body: dict[str, Any], signature: str) -> dict[str, Any]:
     return next(row for row in body["rows"] if row["signature"] == signature)
 
 
+def _result(run: SimulationRun) -> dict[str, Any]:
+    assert run.result is not None, run.error
+    return dict(run.result)
+
+
+def _plan(run: SimulationRun) -> dict[str, Any]:
+    return dict(run.plan)
+
+
 def _hardware_of(candidates: list[dict[str, Any]]) -> set[str]:
     return {candidate["hardware_signature"] for candidate in candidates}
 
@@ -96,7 +105,7 @@ def test_a_price_change_shows_in_get_rankings_within_a_second_with_nothing_simul
 def test_a_new_gpu_simulates_only_the_candidates_it_makes(catalog: None) -> None:
     first = _ranking()
     simulated = SimulatedBuild.objects.count()
-    assert simulated == len(_hardware_of(first.plan["candidates"]))
+    assert simulated == len(_hardware_of(_plan(first)["candidates"]))
 
     gpu = GpuFactory.create(name="Test GPU 48G", vram_gb=48)
     price_observation_create(
@@ -106,13 +115,15 @@ def test_a_new_gpu_simulates_only_the_candidates_it_makes(catalog: None) -> None
 
     assert second.pk != first.pk
     with_gpu = [
-        c for c in second.plan["candidates"] if any(p["part_id"] == gpu.pk for p in c["parts"])
+        c for c in _plan(second)["candidates"] if any(p["part_id"] == gpu.pk for p in c["parts"])
     ]
     assert with_gpu
-    assert {item["hardware_signature"] for item in second.plan["pending"]} == _hardware_of(with_gpu)
+    assert {item["hardware_signature"] for item in _plan(second)["pending"]} == _hardware_of(
+        with_gpu
+    )
     assert SimulatedBuild.objects.count() - simulated == len(_hardware_of(with_gpu))
-    assert len(second.plan["candidates"]) == len(first.plan["candidates"]) + len(with_gpu)
-    assert {row["gpu_name"] for row in second.result["rows"]} >= {"Test GPU 48G"}
+    assert len(_plan(second)["candidates"]) == len(_plan(first)["candidates"]) + len(with_gpu)
+    assert {row["gpu_name"] for row in _result(second)["rows"]} >= {"Test GPU 48G"}
 
 
 @pytest.mark.django_db
@@ -120,10 +131,10 @@ def test_a_part_without_a_current_price_leaves_its_builds_unranked_with_the_reas
     catalog: None,
 ) -> None:
     run = _ranking()
-    gpu = Part.objects.get(pk=_gpu_of(run.result["rows"][0])["part_id"])
+    gpu = Part.objects.get(pk=_gpu_of(_result(run)["rows"][0])["part_id"])
     builds_with_gpu = {
         row["signature"]
-        for row in run.result["rows"]
+        for row in _result(run)["rows"]
         if any(part["part_id"] == gpu.pk for part in row["parts"])
     }
     simulated = SimulatedBuild.objects.count()
@@ -162,7 +173,7 @@ def test_a_new_engine_version_simulates_every_candidate_again(
     assert second.engine_version == "next"
     assert SimulatedBuild.objects.filter(engine_version="next").count() == simulated
     assert SimulatedBuild.objects.count() == 2 * simulated
-    assert len(second.result["rows"]) == len(first.result["rows"])
+    assert len(_result(second)["rows"]) == len(_result(first)["rows"])
 
 
 @pytest.mark.django_db
@@ -179,7 +190,7 @@ def test_rankings_that_differ_in_budget_or_order_share_what_was_simulated(
     assert second.chunks_total == 0
     assert SimulatedBuild.objects.count() == simulated
     # The plan holds every candidate; the budget filters when the ranking is read.
-    assert len(second.plan["candidates"]) == len(first.plan["candidates"])
+    assert len(_plan(second)["candidates"]) == len(_plan(first)["candidates"])
     view = rankings.ranking_result_view(run=second)
     prices = [row["price_usd"] for row in view["rows"]]
     assert prices == sorted(prices)
@@ -187,4 +198,4 @@ def test_rankings_that_differ_in_budget_or_order_share_what_was_simulated(
 
 
 def _all_rows(run: SimulationRun) -> list[dict[str, Any]]:
-    return rankings.ranking_priced(result=run.result).rows
+    return rankings.ranking_priced(result=_result(run)).rows

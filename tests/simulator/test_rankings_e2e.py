@@ -129,6 +129,7 @@ def test_a_price_change_re_ranks_the_default_ranking_within_a_second_with_nothin
     assert body["run_url"] == before["run_url"]
     assert body["prices_observed_on"] == date.today().isoformat()
     run = SimulationRun.objects.get(pk=body["run_url"].rstrip("/").rsplit("/", 1)[-1])
+    assert run.result is not None
     repriced = next(
         row
         for row in rankings.ranking_priced(result=run.result).rows
