@@ -166,10 +166,6 @@ def simulation_run_record_chunk(*, run_id: str, index: int, result: Any) -> bool
         return run.chunks_done == run.chunks_total
 
 
-def simulation_run_chunk_results(*, run: SimulationRun) -> list[Any]:
-    return [chunk.result for chunk in run.chunks.order_by("index")]
-
-
 def simulation_run_finish(*, run_id: str, result: dict[str, Any]) -> None:
     with transaction.atomic():
         run = SimulationRun.objects.select_for_update().get(pk=run_id)
