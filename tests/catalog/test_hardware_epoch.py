@@ -41,7 +41,7 @@ def test_a_price_change_leaves_the_hardware_epoch_as_it_was(epoch: Callable[[], 
 
 
 @pytest.mark.parametrize("epoch", EPOCHS)
-def test_the_hardware_epoch_sees_a_new_part_an_edited_spec_and_a_deletion(
+def test_the_hardware_epoch_sees_a_new_part_an_edited_spec_a_new_name_and_a_deletion(
     epoch: Callable[[], str],
 ) -> None:
     gpu = GpuFactory.create()
@@ -50,10 +50,12 @@ def test_the_hardware_epoch_sees_a_new_part_an_edited_spec_and_a_deletion(
     seen.add(epoch())
     Gpu.objects.filter(pk=gpu.pk).update(vram_gb=48)
     seen.add(epoch())
+    Gpu.objects.filter(pk=gpu.pk).update(name="GPU renamed")
+    seen.add(epoch())
     cpu.delete()
     seen.add(epoch())
 
-    assert len(seen) == 4
+    assert len(seen) == 5
     assert epoch() == epoch()
 
 
@@ -68,3 +70,13 @@ def test_current_quotes_give_each_priced_part_its_price_and_its_date() -> None:
     quotes = part_current_quotes(part_ids=[priced.pk, unpriced.pk])
 
     assert quotes == {priced.pk: (Decimal(1700), MAR)}
+
+
+@pytest.mark.parametrize("epoch", EPOCHS)
+def test_editing_a_parts_notes_keeps_the_hardware_epoch(epoch: Callable[[], str]) -> None:
+    gpu = GpuFactory.create()
+    before = epoch()
+
+    Gpu.objects.filter(pk=gpu.pk).update(notes="seen at a shop", source="a new datasheet URL")
+
+    assert epoch() == before
