@@ -33,7 +33,7 @@ def _run_reads(queries: Any) -> list[str]:
     return [q["sql"] for q in queries if 'FROM "simulator_simulationrun"' in q["sql"]]
 
 
-def test_a_read_repeated_within_a_second_touches_no_database(
+def test_a_read_repeated_at_once_touches_no_database(
     finished_default_ranking: None,
 ) -> None:
     client = APIClient()
