@@ -28,17 +28,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from simulator.engine.hardware import GpuSpec, Hardware
-from simulator.engine.quant import quant_format
-from simulator.engine.reference import (
+from simulator.engine import (
     TIE_TOLERANCE,
+    GpuSpec,
+    Hardware,
+    HardwareBatch,
+    TrainWorkload,
+    load_model,
     optimal_split,
+    quant_format,
     reference_costs,
     reference_curve,
+    sweep,
 )
-from simulator.engine.registry import load_model
-from simulator.engine.sweep import HardwareBatch, sweep
-from simulator.engine.workload import TrainWorkload
 
 SEED = 20261121
 PLAIN_SAMPLE = 400  # configs timed through the plain implementation (it is slow)

@@ -38,12 +38,16 @@ from django.core.management import call_command  # noqa: E402
 
 from catalog.generator import RAM_TIERS_GB, StorageTier  # noqa: E402
 from catalog.selectors import candidate_build_list  # noqa: E402
-from simulator.engine.batch import best_splits  # noqa: E402
-from simulator.engine.errors import EngineInputError  # noqa: E402
-from simulator.engine.hardware import Hardware  # noqa: E402
-from simulator.engine.request import SimulationRequest, parse_hardware, parse_workload  # noqa: E402
-from simulator.engine.simulate import simulate  # noqa: E402
-from simulator.engine.workload import TrainWorkload  # noqa: E402
+from simulator.engine import (  # noqa: E402
+    EngineInputError,
+    Hardware,
+    SimulationRequest,
+    TrainWorkload,
+    best_splits,
+    parse_hardware,
+    parse_workload,
+    simulate,
+)
 
 WORKLOADS = (
     {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"},

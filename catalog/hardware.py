@@ -5,8 +5,7 @@ hardware.py); this module adds what only a catalog build has: drives on M.2 link
 
 from __future__ import annotations
 
-from simulator.engine.hardware import default_pinned_gib
-from simulator.engine.units import pcie_gbps
+from simulator.engine import default_pinned_gib, pcie_gbps
 
 # Sustained sequential read of one NVMe drive on a link of each generation (reference §8:
 # Gen4 x1 7 GB/s; Gen4 RAID0 x4 28 = 4 x 7; Gen5 AIC x4 48 = 4 x 12). A drive whose

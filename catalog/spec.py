@@ -22,7 +22,7 @@ from catalog.models import (
     RamKit,
     System,
 )
-from simulator.engine.units import pcie_gbps
+from simulator.engine import pcie_gbps
 
 # DDR4/DDR5 channels are 64 bits wide (DDR5: two 32-bit subchannels): 8 bytes per transfer.
 DDR_BYTES_PER_TRANSFER = 8

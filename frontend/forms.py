@@ -5,9 +5,7 @@ from typing import Any
 
 from django import forms
 
-from simulator.engine.errors import EngineInputError
-from simulator.engine.quant import QUANT_FORMATS
-from simulator.engine.registry import model_slugs
+from simulator.engine import QUANT_FORMATS, EngineInputError, model_slugs
 from simulator.ranking import DEFAULT_SORT
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {

@@ -18,12 +18,16 @@ from catalog.selectors import (
     part_detail_list,
     part_price_history,
 )
-from simulator.engine.errors import EngineInputError
-from simulator.engine.layers import reference_layer
-from simulator.engine.quant import layer_gib, quant_format
-from simulator.engine.registry import load_model, model_slugs
-from simulator.engine.request import parse_request
-from simulator.engine.simulate import simulate
+from simulator.engine import (
+    EngineInputError,
+    layer_gib,
+    load_model,
+    model_slugs,
+    parse_request,
+    quant_format,
+    reference_layer,
+    simulate,
+)
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
 from simulator.services.accuracy import accuracy_view_get, category_label, ranking_rows_banded

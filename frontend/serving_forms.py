@@ -6,10 +6,7 @@ from typing import Any
 
 from django import forms
 
-from simulator.engine.infer_quant import WEIGHT_TYPES
-from simulator.engine.placement import PLACEMENTS
-from simulator.engine.registry import model_slugs
-from simulator.placement_search import AUTO
+from simulator.engine import AUTO, PLACEMENTS, WEIGHT_TYPES, model_slugs
 from simulator.ranking import DEFAULT_INFER_SORT
 
 SERVE_DEFAULTS: dict[str, Any] = {

@@ -17,7 +17,7 @@ from frontend.services import ranking_request
 from frontend.serving_forms import SERVE_DEFAULTS, SERVE_SORTS, ServeFilterForm
 from frontend.serving_selectors import serving_page
 from frontend.views import run_progress_context, sort_links
-from simulator.engine.errors import EngineInputError
+from simulator.engine import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
 from simulator.services.runs import QueueFullError

@@ -39,7 +39,7 @@ from frontend.selectors import (
     simulation_run_get,
 )
 from frontend.services import build_simulate, ranking_request
-from simulator.engine.errors import EngineInputError
+from simulator.engine import EngineInputError
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band

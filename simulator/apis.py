@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from catalog.selectors import catalog_price_epoch
 from simulator.concurrency import SimulateBusyError, simulate_slot
-from simulator.engine.errors import EngineInputError
+from simulator.engine import EngineInputError
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.openapi import SIMULATE_REQUEST
 from simulator.recent_answers import RecentAnswers

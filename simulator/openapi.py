@@ -10,18 +10,31 @@ unified memory and the GPU link.
 
 from typing import Any
 
-from simulator.engine.devices import Cpu, Gpu, System, devices
-from simulator.engine.infer_quant import MIX_SEPARATOR, PARTS, WEIGHT_TYPES
-from simulator.engine.infer_request import MAX_BATCH, MAX_CONTEXT, MAX_CORES, MAX_LAYER
-from simulator.engine.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
-from simulator.engine.placement import PLACEMENTS
-from simulator.engine.quant import QUANT_FORMATS
-from simulator.engine.registry import model_slugs
-from simulator.engine.request import MAX_GPU_COUNT, MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TOKENS
-from simulator.placement_search import AUTO
+from simulator.engine import (
+    AUTO,
+    KV_CACHE_BYTES_PER_ELEMENT,
+    MAX_BATCH,
+    MAX_CONTEXT,
+    MAX_CORES,
+    MAX_GPU_COUNT,
+    MAX_LAYER,
+    MAX_LORA_RANK,
+    MAX_SEQ_LEN,
+    MAX_TOKENS,
+    MIX_SEPARATOR,
+    PARTS,
+    PLACEMENTS,
+    QUANT_FORMATS,
+    WEIGHT_TYPES,
+    Cpu,
+    Gpu,
+    System,
+    devices,
+    model_slugs,
+)
 from simulator.ranking import INFER_SORT_FIELDS, SORT_FIELDS
 
-# The parser bounds numbers below only (simulator/engine/request.py `_number`); values too
+# The parser bounds numbers below only (simulator/engine/io/train_request.py `_number`); values too
 # large or too small to compute are answered 400 by the service.
 _POSITIVE = {"type": "number", "minimum": 0, "exclusiveMinimum": True}
 _NON_NEGATIVE = {"type": "number", "minimum": 0}
@@ -65,8 +78,7 @@ GPU: dict[str, Any] = {
 }
 
 
-def _device_name(kind: type[Gpu] | type[Cpu] | type[System], label: str) -> dict[str, Any]:
-    names = [device.name for device in devices(kind)]
+def _device_name(names: list[str], label: str) -> dict[str, Any]:
     return {
         "type": "string",
         "description": f"a {label} of the device table by slug, name or alias "
@@ -76,9 +88,9 @@ def _device_name(kind: type[Gpu] | type[Cpu] | type[System], label: str) -> dict
     }
 
 
-GPU_NAME = _device_name(Gpu, "GPU")
-CPU_NAME = _device_name(Cpu, "CPU")
-SYSTEM_NAME = _device_name(System, "whole system")
+GPU_NAME = _device_name([d.name for d in devices(Gpu)], "GPU")
+CPU_NAME = _device_name([d.name for d in devices(Cpu)], "CPU")
+SYSTEM_NAME = _device_name([d.name for d in devices(System)], "whole system")
 HARDWARE = {
     "type": "object",
     "required": ["gpu"],
@@ -91,7 +103,7 @@ HARDWARE = {
     },
 }
 
-# --- inference (simulator/engine/infer_request.py) ---------------------------------------
+# --- inference (simulator/engine/io/serve_request.py) ---------------------------------------
 _WEIGHT_TYPE = {"type": "string", "enum": list(WEIGHT_TYPES)}
 _TYPE_NAMES = "|".join(WEIGHT_TYPES)
 INFER_QUANT = {

@@ -7,12 +7,8 @@ from django.urls import reverse
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
-from simulator.engine.infer_request import MAX_CONTEXT
-from simulator.engine.placement import PLACEMENTS
-from simulator.engine.quant import QUANT_FORMATS
-from simulator.engine.registry import model_slugs
+from simulator.engine import AUTO, MAX_CONTEXT, PLACEMENTS, QUANT_FORMATS, model_slugs
 from simulator.models import SimulationRun
-from simulator.placement_search import AUTO
 from simulator.ranking import DEFAULT_SORT_BY_KIND, INFER, INFER_SORT_FIELDS, SORT_FIELDS, TRAIN
 
 

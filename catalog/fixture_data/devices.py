@@ -4,7 +4,7 @@ the catalog sells these records, adding only its own part number and prices."""
 from dataclasses import asdict
 from typing import Any
 
-from simulator.engine.devices import Cpu, Device, Gpu, System, require_device
+from simulator.engine import Cpu, Device, Gpu, System, require_device
 
 PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 # Figures of the device table that are not columns of the catalog's part tables.

@@ -3,7 +3,7 @@ there), with the catalog's part numbers and prices."""
 
 from catalog.fixture_data.devices import device_part
 from catalog.fixture_data.sources import EST, FEB_2026, SEED
-from simulator.engine.devices import Gpu
+from simulator.engine import Gpu
 
 GPUS = [
     device_part(101, Gpu, "rtx-4090"),

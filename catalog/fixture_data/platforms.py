@@ -8,7 +8,7 @@ from typing import Any
 
 from catalog.fixture_data.devices import device_part
 from catalog.fixture_data.sources import EST, FEB_2026, SEED, SEED_000
-from simulator.engine.devices import Cpu
+from simulator.engine import Cpu
 
 
 def _board(

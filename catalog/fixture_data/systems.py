@@ -8,7 +8,7 @@ rate, so the figure is also the FP16 peak the engine's unified device takes.
 """
 
 from catalog.fixture_data.devices import device_part
-from simulator.engine.devices import System
+from simulator.engine import System
 
 FP32_LANES_PER_GPU_CORE = 128
 FLOPS_PER_FMA = 2

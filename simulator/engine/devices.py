@@ -13,8 +13,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
 
-from .errors import EngineInputError
-from .units import ddr_gbps, pcie_gbps
+from simulator.engine.errors import EngineInputError
+from simulator.engine.units import ddr_gbps, pcie_gbps
+from simulator.engine.version import ENGINE_PACKAGE
 
 DEVICES_PATH = "data/devices.json"
 CLOSEST_NAMES = 5
@@ -106,7 +107,7 @@ def _record(kind: type[Device], row: Mapping[str, Any]) -> Device:
 
 @cache
 def device_table() -> dict[type, tuple[Any, ...]]:
-    text = resources.files(__package__).joinpath(DEVICES_PATH).read_text("utf-8")
+    text = resources.files(ENGINE_PACKAGE).joinpath(DEVICES_PATH).read_text("utf-8")
     rows = json.loads(text)
     return {kind: tuple(_record(kind, row) for row in rows[key]) for kind, key in SECTIONS.items()}
 
@@ -120,9 +121,14 @@ def _keys(device: Gpu | Cpu | System) -> tuple[str, ...]:
     return (device.slug, device.name, *device.aliases)
 
 
-@cache
 def _index(kind: type) -> dict[str, Any]:
-    return {key.lower(): device for device in device_table()[kind] for key in _keys(device)}
+    return _section_index(SECTIONS[kind])
+
+
+@cache
+def _section_index(section: str) -> dict[str, Any]:
+    table = {SECTIONS[kind]: rows for kind, rows in device_table().items()}
+    return {key.lower(): device for device in table[section] for key in _keys(device)}
 
 
 def find_device(kind: type[Device], name: str) -> Device | None:

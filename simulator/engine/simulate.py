@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import overload
 
-from .errors import EngineInputError
-from .facts import model_facts
-from .inference import InferenceRequest, InferenceResult, simulate_inference
-from .layers import moe_layer, reference_layer
-from .memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS, layers_per_gpu
-from .quant import require_supported
-from .reference import (
+from simulator.engine.errors import EngineInputError
+from simulator.engine.formats.training import require_supported
+from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.io.train_result import TrainResult
+from simulator.engine.model.layers import moe_layer, reference_layer
+from simulator.engine.serve.inference import InferenceRequest, InferenceResult, simulate_inference
+from simulator.engine.train.facts import model_facts
+from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS, layers_per_gpu
+from simulator.engine.train.reference import (
     TIE_RULE,
     LayerCosts,
     greedy_split,
@@ -20,10 +22,13 @@ from .reference import (
     reference_costs,
     reference_curve,
 )
-from .refined import ALL_REFINEMENTS, refined_curve, refined_greedy, refined_timeline
-from .request import SimulationRequest
-from .result import TrainResult
-from .workload import MODE_REFERENCE, MODE_REFINED
+from simulator.engine.train.refined import (
+    ALL_REFINEMENTS,
+    refined_curve,
+    refined_greedy,
+    refined_timeline,
+)
+from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED
 
 
 def minimum_vram_gib(costs: LayerCosts, gpu_count: int) -> float:

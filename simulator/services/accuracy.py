@@ -14,16 +14,17 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet
 
-from simulator.engine.accuracy.predict import Prediction
-from simulator.engine.accuracy.report import (
+from simulator.engine import (
     MIN_ROWS_FOR_CATEGORY_BAND,
     AccuracyReport,
     CategoryStats,
+    Prediction,
     accuracy_report,
     band_category,
     error_band,
+    load_model,
+    model_slugs,
 )
-from simulator.engine.registry import load_model, model_slugs
 from simulator.models import Measurement, MeasurementStatus
 from simulator.services.measurements import (
     corpus_data,

@@ -29,8 +29,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from simulator.engine.errors import EngineInputError
-from simulator.engine.request import workload_model
+from simulator.engine import EngineInputError, workload_model
 
 SEQ_BLOCK_TOKENS = 1024
 # Counting a ranking's candidates builds its plan (~1 s for the whole catalog): cached per

@@ -21,12 +21,18 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 import simulator.engine
-from simulator.engine import ENGINE_VERSION
-from simulator.engine.accuracy.corpus import read_corpus_file, row_from_json, rows_from_corpus
-from simulator.engine.accuracy.fit import fit_shipped
-from simulator.engine.accuracy.predict import Prediction, predict_row
-from simulator.engine.efficiency import efficiency_to_json, load_efficiency
-from simulator.engine.errors import EngineInputError
+from simulator.engine import (
+    ENGINE_VERSION,
+    EngineInputError,
+    Prediction,
+    efficiency_to_json,
+    fit_shipped,
+    load_efficiency,
+    predict_row,
+    read_corpus_file,
+    row_from_json,
+    rows_from_corpus,
+)
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 
 # The columns of a corpus row; any other key of the row is kept in `extra`.

@@ -40,17 +40,20 @@ from catalog.selectors import (
     part_current_quotes,
     system_candidate_list,
 )
-from simulator.engine import ENGINE_VERSION
-from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_hardware import GIB
-from simulator.engine.infer_request import parse_infer_request
-from simulator.engine.infer_result import inference_request_to_json
-from simulator.engine.placement import PLACEMENTS
-from simulator.engine.request import parse_request
-from simulator.engine.result import request_to_json
-from simulator.engine.simulate import simulate
+from simulator.engine import (
+    AUTO,
+    ENGINE_VERSION,
+    GIB,
+    PLACEMENTS,
+    EngineInputError,
+    inference_request_to_json,
+    parse_infer_request,
+    parse_request,
+    placement_search,
+    request_to_json,
+    simulate,
+)
 from simulator.models import RunKind, RunStatus, SimulatedBuild, SimulationRun
-from simulator.placement_search import AUTO, placement_search
 from simulator.ranking import (
     DEFAULT_SORT_BY_KIND,
     INFER,

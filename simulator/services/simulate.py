@@ -8,7 +8,7 @@ Forms of the body (the workload is the engine's in every form):
 
 The workload is training's or inference's (`"kind": "infer"`). An inference workload with
 `"placement": "auto"` (the default for catalog builds) is run in the placement that decodes
-fastest on that hardware (simulator.placement_search); the stored input names the winner.
+fastest on that hardware (engine.serve.placement_search); the stored input names the winner.
 """
 
 import math
@@ -23,14 +23,19 @@ from catalog.compatibility import build_errors
 from catalog.models import Build, Part
 from catalog.selectors import build_lines, part_current_prices, part_detailed_map
 from catalog.spec import spec_from_lines
-from simulator.engine import ENGINE_VERSION
-from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_request import INFER, parse_any_request
-from simulator.engine.request import require_known_fields
-from simulator.engine.result import request_to_json, result_to_json
-from simulator.engine.simulate import simulate
+from simulator.engine import (
+    AUTO,
+    ENGINE_VERSION,
+    INFER,
+    EngineInputError,
+    parse_any_request,
+    placement_search,
+    request_to_json,
+    require_known_fields,
+    result_to_json,
+    simulate,
+)
 from simulator.models import RunKind, SimulationRun
-from simulator.placement_search import AUTO, placement_search
 from simulator.services.cost import simulation_cost_check, simulation_request_cost
 from simulator.services.rankings import ranking_create
 from simulator.services.runs import simulation_run_execute_inline, simulation_run_get_or_create

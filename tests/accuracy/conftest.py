@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.engine.accuracy import (
+from simulator.engine.calibration import (
     AccuracyReport,
     accuracy_report,
     load_corpus,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from simulator.engine.accuracy import AccuracyReport
-from simulator.engine.accuracy.corpus import read_corpus_file
+from simulator.engine.calibration import AccuracyReport
+from simulator.engine.calibration.corpus import read_corpus_file
 from simulator.models import Measurement
 
 pytestmark = pytest.mark.django_db

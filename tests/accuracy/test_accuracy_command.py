@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from simulator.engine.accuracy import AccuracyReport
+from simulator.engine.calibration import AccuracyReport
 from simulator.models import Measurement
 from simulator.services.measurements import EFFICIENCY_PATH, measurements_predict
 from tests.accuracy.factories import MeasurementFactory

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from simulator.engine.accuracy import AccuracyReport
+from simulator.engine.calibration import AccuracyReport
 from simulator.models import Measurement
 from tests.frontend.conftest import GLM, ranking_compute
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
-from simulator.engine.accuracy import AccuracyReport
-from simulator.engine.accuracy.report import MIN_ROWS_FOR_CATEGORY_BAND
+from simulator.engine.calibration import AccuracyReport
+from simulator.engine.calibration.report import MIN_ROWS_FOR_CATEGORY_BAND
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 from simulator.services.accuracy import accuracy_report_get, error_band_for
 from simulator.services.measurements import measurements_predict, measurements_review

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from simulator.engine.accuracy.report import band_category, error_band
+from simulator.engine.calibration.report import band_category, error_band
 from simulator.engine.devices import Gpu, require_device
 from simulator.services.accuracy import accuracy_report_get
 from tests.catalog.factories import UserFactory

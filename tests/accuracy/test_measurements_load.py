@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.engine.accuracy import load_corpus, predict_all
-from simulator.engine.accuracy.corpus import read_corpus_file
+from simulator.engine.calibration import load_corpus, predict_all
+from simulator.engine.calibration.corpus import read_corpus_file
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 from simulator.services.measurements import measurements_load, prediction_version
 

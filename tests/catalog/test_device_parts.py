@@ -1,6 +1,7 @@
 """The catalog's GPUs, CPUs and whole systems are the engine's device records."""
 
 from dataclasses import asdict
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ PAIRS = [(GpuPart, Gpu), (CpuPart, Cpu), (SystemPart, System)]
 @pytest.mark.django_db
 @pytest.mark.parametrize(("part_model", "kind"), PAIRS)
 def test_each_catalog_part_has_its_device_records_figures(
-    catalog_fixtures: None, part_model: type, kind: type
+    catalog_fixtures: None, part_model: Any, kind: type
 ) -> None:
     parts = list(part_model.objects.all())
     assert parts

@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from simulator.engine.registry import load_model
+from simulator.engine.model.registry import load_model
 from simulator.models import SimulationRun
 
 GLM_LAYERS = load_model("glm-4.7").num_layers

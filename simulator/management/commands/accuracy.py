@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from simulator.engine.errors import EngineInputError
+from simulator.engine import EngineInputError
 from simulator.services.accuracy import AccuracyView, accuracy_view_get, category_label
 from simulator.services.measurements import (
     EFFICIENCY_PATH,

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from simulator.engine.errors import EngineInputError
+from simulator.engine import EngineInputError
 from simulator.services.measurements import measurements_load
 
 

@@ -14,14 +14,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_request import parse_any_request
-from simulator.engine.infer_result import format_inference_report
-from simulator.engine.inference import InferenceResult
-from simulator.engine.report import format_report
-from simulator.engine.result import result_to_json
-from simulator.engine.simulate import simulate
-from simulator.engine.validate import run_checks
+from simulator.engine import (
+    EngineInputError,
+    InferenceResult,
+    format_inference_report,
+    format_report,
+    parse_any_request,
+    result_to_json,
+    run_checks,
+    simulate,
+)
 
 
 class Command(BaseCommand):

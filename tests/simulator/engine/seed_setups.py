@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from simulator.engine.hardware import (
+from simulator.engine.formats.training import quant_format
+from simulator.engine.model.registry import load_model
+from simulator.engine.train.hardware import (
     NVME_GEN4_RAID0_X4_GBPS,
     NVME_GEN4_X1_GBPS,
     NVME_GEN5_AIC_X4_GBPS,
@@ -12,8 +14,7 @@ from simulator.engine.hardware import (
     Hardware,
     seed_gpu,
 )
-from simulator.engine.quant import quant_format
-from simulator.engine.reference import (
+from simulator.engine.train.reference import (
     LayerCosts,
     SplitResult,
     evaluate_split,
@@ -21,8 +22,7 @@ from simulator.engine.reference import (
     reference_costs,
     reference_curve,
 )
-from simulator.engine.registry import load_model
-from simulator.engine.workload import TrainWorkload
+from simulator.engine.train.workload import TrainWorkload
 
 TOKENS_PER_S_RTOL = 0.01  # issue 3: tokens/s within 1 %
 TIME_RTOL = 0.02  # issue 3: times within 2 %

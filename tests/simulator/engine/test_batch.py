@@ -7,15 +7,15 @@ import itertools
 
 import pytest
 
-from simulator.engine.batch import best_splits
 from simulator.engine.devices import Gpu, devices
 from simulator.engine.errors import EngineInputError
-from simulator.engine.hardware import Hardware, default_pinned_gib, gpu_spec
-from simulator.engine.quant import quant_format
-from simulator.engine.registry import load_model
-from simulator.engine.request import SimulationRequest
+from simulator.engine.formats.training import quant_format
+from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
-from simulator.engine.workload import MODE_REFINED, TrainWorkload
+from simulator.engine.train.batch import best_splits
+from simulator.engine.train.hardware import Hardware, default_pinned_gib, gpu_spec
+from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
 
 GPU_COUNTS = (1, 2, 3, 4, 8)
 NVME_GBPS = (7.0, 28.0, 48.0)  # reference-model.md §8: Gen4 x1, Gen4 RAID0 x4, Gen5 AIC x4

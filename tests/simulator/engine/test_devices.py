@@ -5,8 +5,9 @@ import pytest
 
 from simulator.engine.devices import Cpu, Gpu, System, closest_names, devices, find_device
 from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_request import parse_any_request, parse_cpu, parse_unified
-from simulator.engine.request import parse_gpu
+from simulator.engine.io.serve_request import parse_any_request, parse_cpu, parse_unified
+from simulator.engine.io.train_request import parse_gpu
+from simulator.engine.serve.inference import InferenceRequest
 from simulator.engine.units import GB, GIB, ddr_gbps, pcie_gbps, seed_transfer_s, transfer_s
 
 
@@ -107,6 +108,7 @@ def test_a_serving_request_runs_on_a_gpu_and_cpu_given_by_name() -> None:
         }
     )
 
+    assert isinstance(request, InferenceRequest)
     gpu, cpu = request.hardware.gpu, request.hardware.cpu
     assert gpu is not None
     assert gpu.mem_gbps == 936

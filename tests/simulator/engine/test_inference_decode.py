@@ -5,19 +5,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from simulator.engine.decode import distinct_experts
-from simulator.engine.efficiency import load_efficiency
+from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_hardware import (
+from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.model.registry import load_model
+from simulator.engine.serve.decode import distinct_experts
+from simulator.engine.serve.hardware import (
     GB,
     GIB,
     CpuSpec,
     InferGpu,
     InferHardware,
 )
-from simulator.engine.infer_quant import weight_scheme
-from simulator.engine.inference import InferenceRequest, InferWorkload, simulate_inference
-from simulator.engine.registry import load_model
+from simulator.engine.serve.inference import InferenceRequest, InferWorkload, simulate_inference
 
 RTOL = 1e-9
 # Llama-3.1-8B config.json

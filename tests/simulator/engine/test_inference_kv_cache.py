@@ -2,8 +2,8 @@
 
 import pytest
 
-from simulator.engine.kv_cache import kv_bytes_per_token, max_context
-from simulator.engine.registry import load_model
+from simulator.engine.model.registry import load_model
+from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
 
 F16 = 2
 

@@ -5,10 +5,10 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.engine.infer_hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
-from simulator.engine.infer_quant import weight_scheme
-from simulator.engine.inference import InferenceRequest, InferWorkload, simulate_inference
-from simulator.engine.registry import load_model
+from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.model.registry import load_model
+from simulator.engine.serve.hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
+from simulator.engine.serve.inference import InferenceRequest, InferWorkload, simulate_inference
 
 ROUNDING = 1e-12
 MODELS = st.sampled_from(["glm-4.7-flash", "llama-3.1-8b", "mixtral-8x7b", "qwen3-235b-a22b"])

@@ -3,7 +3,7 @@
 import pytest
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_quant import WEIGHT_TYPES, weight_scheme, weight_type
+from simulator.engine.formats.weights import WEIGHT_TYPES, weight_scheme, weight_type
 
 QK_K = 256  # weights per ggml k-quant super-block
 QK8_0 = 32  # weights per q8_0 block

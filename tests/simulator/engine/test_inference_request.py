@@ -6,10 +6,10 @@ from typing import Any
 import pytest
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.infer_request import parse_any_request
-from simulator.engine.inference import InferenceRequest, InferenceResult
-from simulator.engine.request import SimulationRequest
-from simulator.engine.result import request_to_json, result_to_json
+from simulator.engine.io.serve_request import parse_any_request
+from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.io.train_result import request_to_json, result_to_json
+from simulator.engine.serve.inference import InferenceRequest, InferenceResult
 from simulator.engine.simulate import simulate
 
 from .test_request import ISSUE_BODY as TRAIN_BODY

@@ -9,11 +9,11 @@ import statistics
 
 import pytest
 
-from simulator.engine.efficiency import IK_LLAMA_CPP, METAL_MARLIN
-from simulator.engine.infer_hardware import GB, CpuSpec, InferGpu, InferHardware, UnifiedSpec
-from simulator.engine.infer_quant import weight_scheme
-from simulator.engine.inference import InferenceRequest, InferWorkload, simulate_inference
-from simulator.engine.registry import load_model
+from simulator.engine.calibration.efficiency import IK_LLAMA_CPP, METAL_MARLIN
+from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.model.registry import load_model
+from simulator.engine.serve.hardware import GB, CpuSpec, InferGpu, InferHardware, UnifiedSpec
+from simulator.engine.serve.inference import InferenceRequest, InferWorkload, simulate_inference
 
 EVERY_ROW_RTOL = 0.35  # issue 7: every prediction within 35 %
 MEDIAN_RTOL = 0.20  # issue 7: median within 20 %

@@ -5,8 +5,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.engine.hardware import GpuSpec, Hardware
-from simulator.engine.reference import (
+from simulator.engine.train.hardware import GpuSpec, Hardware
+from simulator.engine.train.reference import (
     TIE_TOLERANCE,
     evaluate_split,
     optimal_split,

@@ -2,7 +2,7 @@
 
 from numpy.testing import assert_allclose
 
-from simulator.engine.layers import (
+from simulator.engine.model.layers import (
     active_params,
     attention_params,
     dense_params,
@@ -10,7 +10,7 @@ from simulator.engine.layers import (
     reference_layer,
     total_params,
 )
-from simulator.engine.registry import load_model
+from simulator.engine.model.registry import load_model
 
 H, NH, KV, D = 5120, 96, 8, 128  # hidden, query heads, KV heads, head dim (GLM-4.7)
 IS, IE, E, K = 12288, 1536, 160, 8  # shared and routed widths, experts, active experts

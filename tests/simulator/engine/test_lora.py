@@ -2,9 +2,9 @@
 
 from numpy.testing import assert_allclose
 
-from simulator.engine.layers import reference_layer
-from simulator.engine.lora import LoraConfig, lora_bytes_per_layer, lora_params_per_layer
-from simulator.engine.registry import load_model
+from simulator.engine.model.layers import reference_layer
+from simulator.engine.model.lora import LoraConfig, lora_bytes_per_layer, lora_params_per_layer
+from simulator.engine.model.registry import load_model
 
 H, Q_OUT, KV_OUT, IS, R = 5120, 96 * 128, 8 * 128, 12288, 64
 GLM_LAYERS = 92

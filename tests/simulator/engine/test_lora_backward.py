@@ -3,26 +3,30 @@
 import pytest
 from numpy.testing import assert_allclose
 
-from simulator.engine.compute import (
+from simulator.engine.errors import EngineInputError
+from simulator.engine.formats.training import quant_format
+from simulator.engine.io.train_request import parse_request
+from simulator.engine.model.layers import (
+    active_params,
+    dense_layer,
+    score_flops_per_token_per_position,
+)
+from simulator.engine.model.lora import LoraConfig, lora_params_per_layer
+from simulator.engine.model.registry import load_model
+from simulator.engine.train.compute import (
     FLOP_OVERHEAD,
     backward_flops_per_sequence,
     forward_flops_per_sequence,
 )
-from simulator.engine.errors import EngineInputError
-from simulator.engine.layers import active_params, dense_layer, score_flops_per_token_per_position
-from simulator.engine.lora import LoraConfig, lora_params_per_layer
-from simulator.engine.quant import quant_format
-from simulator.engine.reference import optimal_split
-from simulator.engine.refined import (
+from simulator.engine.train.reference import optimal_split
+from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     refined_curve,
     resident_peak_gib,
     stage_layers,
     without,
 )
-from simulator.engine.registry import load_model
-from simulator.engine.request import parse_request
-from simulator.engine.workload import MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
 
 from .seed_setups import rig
 from .test_request import with_value

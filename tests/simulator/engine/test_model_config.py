@@ -4,14 +4,14 @@ import pytest
 from numpy.testing import assert_allclose
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.layers import (
+from simulator.engine.model.config import parse_model_config
+from simulator.engine.model.layers import (
     attention_params,
     dense_layer,
     model_params,
     reference_layer,
 )
-from simulator.engine.model_config import parse_model_config
-from simulator.engine.registry import load_model, model_slugs
+from simulator.engine.model.registry import load_model, model_slugs
 
 SHIPPED = [
     "deepseek-v3", "glm-4.7", "glm-4.7-flash", "llama-3.1-70b", "llama-3.1-8b",

@@ -3,10 +3,8 @@
 import pytest
 from numpy.testing import assert_allclose
 
-from simulator.engine.compute import score_flops_fraction
 from simulator.engine.errors import EngineInputError
-from simulator.engine.layers import dense_params, expert_params, reference_layer, total_params
-from simulator.engine.quant import (
+from simulator.engine.formats.training import (
     NF2_BITS,
     NF4_BITS,
     QUANT_FORMATS,
@@ -16,7 +14,9 @@ from simulator.engine.quant import (
     quant_format,
     require_supported,
 )
-from simulator.engine.registry import load_model
+from simulator.engine.model.layers import dense_params, expert_params, reference_layer, total_params
+from simulator.engine.model.registry import load_model
+from simulator.engine.train.compute import score_flops_fraction
 
 GLM_LAYERS = 92
 SEED_TABLE = {  # format: (MB per layer, GB for 92 layers), as printed

@@ -3,7 +3,7 @@
 import pytest
 from numpy.testing import assert_allclose
 
-from simulator.engine.reference import greedy_split
+from simulator.engine.train.reference import greedy_split
 
 from .seed_setups import (
     GEN4_X1,

@@ -3,10 +3,14 @@
 import pytest
 from numpy.testing import assert_allclose
 
-from simulator.engine.layers import dense_layer, total_params
-from simulator.engine.quant import NF4_BITS
-from simulator.engine.reference import optimal_split, reference_costs, reference_curve
-from simulator.engine.refined import (
+from simulator.engine.formats.training import NF4_BITS
+from simulator.engine.io.train_request import parse_request
+from simulator.engine.io.train_result import result_to_json
+from simulator.engine.model.layers import dense_layer, total_params
+from simulator.engine.model.registry import load_model
+from simulator.engine.simulate import simulate
+from simulator.engine.train.reference import optimal_split, reference_costs, reference_curve
+from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     NO_REFINEMENTS,
     build_timeline,
@@ -15,11 +19,7 @@ from simulator.engine.refined import (
     refined_timeline,
     stage_layers,
 )
-from simulator.engine.registry import load_model
-from simulator.engine.request import parse_request
-from simulator.engine.result import result_to_json
-from simulator.engine.simulate import simulate
-from simulator.engine.utilization import utilization_factor
+from simulator.engine.train.utilization import utilization_factor
 
 from .seed_setups import GEN4_RAID0_X4, glm_workload, rig
 from .test_request import with_value

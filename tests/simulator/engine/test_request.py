@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.request import parse_request
-from simulator.engine.result import request_to_json
+from simulator.engine.io.train_request import parse_request
+from simulator.engine.io.train_result import request_to_json
 
 ISSUE_BODY: dict[str, Any] = {
     "workload": {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e", "seq_len": 1024,

@@ -8,9 +8,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.report import format_report
-from simulator.engine.request import parse_request
-from simulator.engine.result import result_to_json
+from simulator.engine.io.report import format_report
+from simulator.engine.io.train_request import parse_request
+from simulator.engine.io.train_result import result_to_json
 from simulator.engine.simulate import simulate
 
 from .test_request import ISSUE_BODY, with_value

@@ -1,6 +1,6 @@
 """The seed's assumption checks all pass on the shipped data."""
 
-from simulator.engine.validate import run_checks
+from simulator.engine.checks.validate import run_checks
 
 
 def test_every_assumption_check_passes():

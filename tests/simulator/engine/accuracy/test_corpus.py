@@ -2,8 +2,8 @@ import copy
 
 import pytest
 
-from simulator.engine.accuracy import load_corpus, rows_from_corpus
-from simulator.engine.accuracy.corpus import original_rows, read_corpus_file
+from simulator.engine.calibration import load_corpus, rows_from_corpus
+from simulator.engine.calibration.corpus import original_rows, read_corpus_file
 from simulator.engine.errors import EngineInputError
 
 CORPUS_ROWS = 43  # the team's corpus as assembled (H001–H085)

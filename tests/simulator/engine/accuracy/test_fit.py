@@ -1,6 +1,6 @@
 import pytest
 
-from simulator.engine.accuracy import (
+from simulator.engine.calibration import (
     efficiency_from_json,
     efficiency_to_json,
     fit_efficiency,
@@ -8,14 +8,14 @@ from simulator.engine.accuracy import (
     load_efficiency,
     load_seed_rows,
 )
-from simulator.engine.accuracy.fit import ROUTING_POOL_GRID, depends_on_routing, fit_shipped
-from simulator.engine.accuracy.setups import row_setup
-from simulator.engine.efficiency import (
+from simulator.engine.calibration.efficiency import (
     LLAMA_CPP_METAL,
     METAL_MARLIN,
     PRIOR_EFFICIENCY,
     UNIFORM_ROUTING,
 )
+from simulator.engine.calibration.fit import ROUTING_POOL_GRID, depends_on_routing, fit_shipped
+from simulator.engine.calibration.setups import row_setup
 from simulator.engine.errors import EngineInputError
 
 _, ROWS = load_corpus()

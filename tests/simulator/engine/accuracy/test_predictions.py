@@ -1,9 +1,9 @@
 import pytest
 
-from simulator.engine.accuracy import accuracy_report, load_corpus, predict_all, predict_row
-from simulator.engine.accuracy.corpus import original_rows
-from simulator.engine.accuracy.report import REQUIRED_CATEGORIES
-from simulator.engine.accuracy.setups import TrainSetup, row_setup
+from simulator.engine.calibration import accuracy_report, load_corpus, predict_all, predict_row
+from simulator.engine.calibration.corpus import original_rows
+from simulator.engine.calibration.report import REQUIRED_CATEGORIES
+from simulator.engine.calibration.setups import TrainSetup, row_setup
 
 _, ROWS = load_corpus()
 PREDICTIONS = predict_all(ROWS)

@@ -1,6 +1,6 @@
 import pytest
 
-from simulator.engine.accuracy import (
+from simulator.engine.calibration import (
     Prediction,
     accuracy_report,
     band_category,

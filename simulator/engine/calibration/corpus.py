@@ -1,0 +1,147 @@
+"""The measurement corpus: published figures the planner's predictions are checked against.
+
+`data/measurements/validation.json` is the team's corpus (`shared/measurements/validation.json`,
+43 rows H001–H085), shipped so a clean clone can check itself, plus rows X001… that extend it
+from a source it already cites (each says so in `extends_corpus`; `original_rows` leaves them
+out, and the report shows the original rows' figures on their own too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from types import MappingProxyType
+from typing import Any
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.version import ENGINE_PACKAGE
+
+CORPUS_PATH = "data/measurements/validation.json"
+SEEDS_PATH = "data/measurements/seeds.json"
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TEXT_FIELDS = ("id", "category", "engine", "model", "quant", "metric", "unit")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasurementRow:
+    """One corpus row, parsed. `hardware` and `workload` are the row's objects as published
+    (read-only); `source_url` is the row's `source.url`."""
+
+    id: str
+    category: str
+    engine: str
+    hardware: Mapping[str, Any]
+    model: str
+    quant: str
+    workload: Mapping[str, Any]
+    metric: str
+    value: float
+    unit: str
+    source_url: str
+    peak_memory: str = ""  # as the source states it ("30.3 GiB", "44.8 GB per GPU"), if it does
+    # Rows added to the team's corpus from a source it already cites (X001…): what they extend.
+    extends_corpus: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorpusInfo:
+    title: str
+    assembled: str  # ISO date the corpus was assembled
+
+
+def _text(row: Mapping[str, Any], key: str, path: str) -> str:
+    value = row.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise EngineInputError(field=f"{path}.{key}", message="must be a non-empty string")
+    return value
+
+
+def _object(row: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any]:
+    value = row.get(key)
+    if not isinstance(value, Mapping):
+        raise EngineInputError(field=f"{path}.{key}", message="must be an object")
+    return MappingProxyType(dict(value))
+
+
+def _value(row: Mapping[str, Any], path: str) -> float:
+    value = row.get("value")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise EngineInputError(field=f"{path}.value", message="must be a number")
+    if not math.isfinite(value) or value <= 0:
+        raise EngineInputError(field=f"{path}.value", message="must be a finite number > 0")
+    return float(value)
+
+
+def _source_url(row: Mapping[str, Any], path: str) -> str:
+    source = _object(row, "source", path)
+    if source.get("kind") == "seed":  # the team's seed files, cited by path
+        seed = source.get("path")
+        if isinstance(seed, str) and seed.startswith("shared/seeds/"):
+            return seed
+    url = source.get("url")
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        raise EngineInputError(field=f"{path}.source.url", message="must be an http(s) URL")
+    return url
+
+
+def row_from_json(row: object, path: str) -> MeasurementRow:
+    """One row; `EngineInputError` naming the bad field (`rows[3].value`)."""
+    if not isinstance(row, Mapping):
+        raise EngineInputError(field=path, message="must be an object")
+    text = {key: _text(row, key, path) for key in TEXT_FIELDS}
+    return MeasurementRow(
+        hardware=_object(row, "hardware", path),
+        workload=_object(row, "workload", path),
+        value=_value(row, path),
+        source_url=_source_url(row, path),
+        peak_memory=str(row.get("peak_memory") or ""),
+        extends_corpus=str(row.get("extends_corpus") or ""),
+        **text,
+    )
+
+
+def rows_from_corpus(data: Mapping[str, Any]) -> tuple[MeasurementRow, ...]:
+    """Every row of a corpus document (`{"rows": [...]}`), validated; ids must be unique."""
+    rows = data.get("rows")
+    if not isinstance(rows, list):
+        raise EngineInputError(field="rows", message="must be a list of measurements")
+    parsed = tuple(row_from_json(row, f"rows[{i}]") for i, row in enumerate(rows))
+    seen: set[str] = set()
+    for i, row in enumerate(parsed):
+        if row.id in seen:
+            raise EngineInputError(field=f"rows[{i}].id", message=f"duplicate id {row.id!r}")
+        seen.add(row.id)
+    return parsed
+
+
+def corpus_info(data: Mapping[str, Any]) -> CorpusInfo:
+    assembled = data.get("assembled")
+    if not isinstance(assembled, str) or not ISO_DATE.match(assembled):
+        raise EngineInputError(field="assembled", message="must be an ISO date (YYYY-MM-DD)")
+    return CorpusInfo(title=str(data.get("title", "")), assembled=assembled)
+
+
+def original_rows(rows: tuple[MeasurementRow, ...]) -> tuple[MeasurementRow, ...]:
+    """The rows of the team's corpus as assembled, without the rows that extend it."""
+    return tuple(row for row in rows if not row.extends_corpus)
+
+
+def read_corpus_file(name: str = CORPUS_PATH) -> dict[str, Any]:
+    text = resources.files(ENGINE_PACKAGE).joinpath(name).read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def load_corpus() -> tuple[CorpusInfo, tuple[MeasurementRow, ...]]:
+    """The shipped copy of the corpus."""
+    data = read_corpus_file()
+    return corpus_info(data), rows_from_corpus(data)
+
+
+def load_seed_rows() -> tuple[MeasurementRow, ...]:
+    """Seed measurements that calibrate runtimes the corpus lacks (not part of the report)."""
+    return rows_from_corpus(read_corpus_file(SEEDS_PATH))

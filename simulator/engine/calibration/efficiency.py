@@ -1,0 +1,231 @@
+"""Efficiency constants: one set per (runtime family, device class), as issue 9 allows.
+
+A runtime family is an inference or training stack whose kernels reach a characteristic
+fraction of the datasheet figures: llama.cpp's CUDA/CPU backends, llama.cpp's Metal backend,
+ik_llama.cpp, seed 001's Metal Marlin trellis kernels, KTransformers, torchtune. A device class
+is where the work runs (`gpu`, `cpu`, `unified`). The shipped table
+(`data/efficiency.json`) is written by `python -m simulator.engine.calibration.fit` from the
+measurement corpus (docs/accuracy.md, "How predictions are made"); a key with no measurement
+keeps the prior below and says so (`fitted_on` empty). The table also carries one global
+model constant that is no runtime's efficiency: the routing pool fraction f of batched MoE
+decode (decode.distinct_experts), fitted on the batched MoE decode rows (1.0, uniform routing,
+where no table is loaded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.serve.hardware import CPU, DEVICE_CLASSES, GPU, UNIFIED, DeviceClass
+from simulator.engine.version import ENGINE_PACKAGE
+
+LLAMA_CPP = "llama.cpp"  # CUDA, Vulkan and CPU backends
+LLAMA_CPP_METAL = "llama.cpp-metal"
+IK_LLAMA_CPP = "ik_llama.cpp"
+METAL_MARLIN = "metal-marlin"  # seed 001: fused trellis kernels on Apple GPUs
+KTRANSFORMERS = "ktransformers"  # KTransformers / kt-kernel: experts computed on the CPU
+TORCHTUNE = "torchtune"
+RUNTIMES = (LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, METAL_MARLIN, KTRANSFORMERS, TORCHTUNE)
+# The runtime a prediction assumes when the request names none: what people run on each
+# kind of machine (rankings use these).
+DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
+# Hybrid runtimes that compute the CPU-resident experts' prefill on the CPU (KTransformers'
+# CPU MoE kernels) rather than copying them to the GPU per micro-batch as llama.cpp does.
+RUNTIMES_COMPUTING_EXPERTS_ON_CPU = frozenset({KTRANSFORMERS})
+# Metal Marlin's per-layer cost, derived from seed 001's own kernel table (shared/seeds/001,
+# "Fused GEMM Kernel Performance": GLM-4.7-Flash expert shape 2048×1536, 3 bpw, M4 Max) and not
+# fitted on its decode figure: 2.8 ms at batch 1 and 4.2 ms at batch 32, 32× the rows for 1.5×
+# the time, so a fused trellis dispatch is latency-bound. The line through the two points
+# meets batch 0 at 2.755 ms: the fixed cost of one dispatch. Decode runs one fused MoE dispatch
+# (moe_trellis_swiglu) per layer. Its reads and arithmetic take the Apple GPU class's
+# constants, i.e. llama.cpp-metal's, fitted on corpus rows H021–H031 (docs/model.md).
+METAL_MARLIN_BATCH_1_S, METAL_MARLIN_BATCH_32_S = 2.8e-3, 4.2e-3
+METAL_MARLIN_DISPATCH_S = round(
+    METAL_MARLIN_BATCH_1_S - (METAL_MARLIN_BATCH_32_S - METAL_MARLIN_BATCH_1_S) / (32 - 1), 7
+)
+TRAIN = "train"  # the device class of training constants (flops_efficiency = utilization)
+DEVICE_CLASS_NAMES = (GPU, CPU, UNIFIED, TRAIN)
+_DATA = "data/efficiency.json"
+UNIFORM_ROUTING = 1.0  # routing pool fraction before any fit: every expert equally likely
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeConstants:
+    """What one runtime reaches on one device class: fraction of peak memory bandwidth in
+    weight/KV reads, fraction of peak FLOPS in GEMMs and attention, fixed seconds per layer
+    per token (or per micro-batch in prefill). `fitted_on` lists the measurement ids the fit
+    used; empty means the prior was kept."""
+
+    runtime: str
+    device_class: str
+    bandwidth_efficiency: float
+    flops_efficiency: float
+    layer_overhead_s: float
+    fitted_on: tuple[str, ...] = ()
+    note: str = ""
+
+    def as_device_class(self) -> DeviceClass:
+        return DeviceClass(
+            name=self.device_class,
+            bandwidth_efficiency=self.bandwidth_efficiency,
+            flops_efficiency=self.flops_efficiency,
+            layer_overhead_s=self.layer_overhead_s,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Efficiency:
+    """The per-(runtime, device class) constants, and the routing pool fraction f of batched
+    MoE decode (one global value; `routing_pool_fitted_on` lists the rows it was fitted on)."""
+
+    entries: tuple[RuntimeConstants, ...]
+    corpus_assembled: str = ""
+    routing_pool_fraction: float = UNIFORM_ROUTING
+    routing_pool_fitted_on: tuple[str, ...] = ()
+
+    def get(self, runtime: str, device_class: str) -> RuntimeConstants:
+        """The constants of `runtime` on `device_class`; the prior when the table has none."""
+        for entry in self.entries:
+            if entry.runtime == runtime and entry.device_class == device_class:
+                return entry
+        return prior_constants(runtime, device_class)
+
+    def device_class(self, runtime: str | None, location: str) -> DeviceClass:
+        return self.get(runtime or DEFAULT_RUNTIME[location], location).as_device_class()
+
+    def replace(self, entry: RuntimeConstants) -> Efficiency:
+        """A copy with `entry` in place of the one with the same key (or added)."""
+        key = (entry.runtime, entry.device_class)
+        kept = tuple(e for e in self.entries if (e.runtime, e.device_class) != key)
+        return dataclasses.replace(self, entries=(*kept, entry))
+
+
+# Training prior: seed 000's utilization (workload.DEFAULT_UTILIZATION).
+TRAIN_PRIOR_UTILIZATION = 0.70
+
+
+def prior_constants(runtime: str, device_class: str) -> RuntimeConstants:
+    """The constants before any fit: the device-class defaults chosen on seeds 002–003
+    (infer_hardware.DEVICE_CLASSES) and seed 000's 70 % training utilization."""
+    if device_class == TRAIN:
+        return RuntimeConstants(
+            runtime=runtime,
+            device_class=TRAIN,
+            bandwidth_efficiency=1.0,
+            flops_efficiency=TRAIN_PRIOR_UTILIZATION,
+            layer_overhead_s=0.0,
+            note="prior: seed 000's utilization",
+        )
+    base = DEVICE_CLASSES[device_class]
+    return RuntimeConstants(
+        runtime=runtime,
+        device_class=device_class,
+        bandwidth_efficiency=base.bandwidth_efficiency,
+        flops_efficiency=base.flops_efficiency,
+        layer_overhead_s=base.layer_overhead_s,
+        note="prior: infer_hardware.DEVICE_CLASSES (seeds 002–003)",
+    )
+
+
+PRIOR_EFFICIENCY = Efficiency(entries=())
+
+
+def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
+    return {
+        "corpus_assembled": efficiency.corpus_assembled,
+        "routing_pool_fraction": efficiency.routing_pool_fraction,
+        "routing_pool_fitted_on": list(efficiency.routing_pool_fitted_on),
+        "entries": [
+            {
+                "runtime": e.runtime,
+                "device_class": e.device_class,
+                "bandwidth_efficiency": e.bandwidth_efficiency,
+                "flops_efficiency": e.flops_efficiency,
+                "layer_overhead_s": e.layer_overhead_s,
+                "fitted_on": list(e.fitted_on),
+                "note": e.note,
+            }
+            for e in sorted(efficiency.entries, key=lambda e: (e.runtime, e.device_class))
+        ],
+    }
+
+
+def _fraction(
+    entry: Mapping[str, Any], key: str, path: str, *, upper: float, default: float | None = None
+) -> float:
+    value = entry.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= upper:
+        raise EngineInputError(field=f"{path}.{key}", message=f"must be a number in [0, {upper}]")
+    return float(value)
+
+
+def _row_ids(value: object, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(i, str) for i in value):
+        raise EngineInputError(field=field, message="must be a list of row ids")
+    return tuple(value)
+
+
+def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
+    if not isinstance(entry, Mapping):
+        raise EngineInputError(field=path, message="must be an object")
+    runtime, device_class = entry.get("runtime"), entry.get("device_class")
+    if runtime not in RUNTIMES:
+        raise EngineInputError(field=f"{path}.runtime", message=f"must be one of {RUNTIMES}")
+    if device_class not in DEVICE_CLASS_NAMES:
+        raise EngineInputError(
+            field=f"{path}.device_class", message=f"must be one of {DEVICE_CLASS_NAMES}"
+        )
+    fitted_on = _row_ids(entry.get("fitted_on", []), f"{path}.fitted_on")
+    return RuntimeConstants(
+        runtime=str(runtime),
+        device_class=str(device_class),
+        bandwidth_efficiency=_fraction(entry, "bandwidth_efficiency", path, upper=1.0),
+        flops_efficiency=_fraction(entry, "flops_efficiency", path, upper=1.0),
+        layer_overhead_s=_fraction(entry, "layer_overhead_s", path, upper=1.0),
+        fitted_on=fitted_on,
+        note=str(entry.get("note", "")),
+    )
+
+
+def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
+    entries = data.get("entries")
+    if not isinstance(entries, list):
+        raise EngineInputError(field="efficiency.entries", message="must be a list")
+    return Efficiency(
+        entries=tuple(
+            _entry_from_json(e, f"efficiency.entries[{i}]") for i, e in enumerate(entries)
+        ),
+        corpus_assembled=str(data.get("corpus_assembled", "")),
+        routing_pool_fraction=_routing_pool_fraction(data),
+        routing_pool_fitted_on=_row_ids(
+            data.get("routing_pool_fitted_on", []), "efficiency.routing_pool_fitted_on"
+        ),
+    )
+
+
+def _routing_pool_fraction(data: Mapping[str, Any]) -> float:
+    """In (0, 1]; absent → uniform routing."""
+    value = _fraction(
+        data, "routing_pool_fraction", "efficiency", upper=1.0, default=UNIFORM_ROUTING
+    )
+    if value == 0:
+        raise EngineInputError(
+            field="efficiency.routing_pool_fraction", message="must be a number in (0, 1]"
+        )
+    return value
+
+
+@cache
+def load_efficiency() -> Efficiency:
+    """The shipped fitted constants (`data/efficiency.json`); the priors if none is shipped."""
+    path = resources.files(ENGINE_PACKAGE).joinpath(_DATA)
+    if not path.is_file():
+        return PRIOR_EFFICIENCY
+    return efficiency_from_json(json.loads(path.read_text("utf-8")))

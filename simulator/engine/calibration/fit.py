@@ -1,0 +1,234 @@
+"""Fit the efficiency constants on the corpus: `python -m simulator.engine.calibration.fit`
+rewrites `data/efficiency.json` (add `--check` to only compare with the shipped file).
+
+Each (runtime, device class) key has up to three constants (bandwidth and FLOPS efficiency,
+per-layer overhead). Coordinate descent over fixed grids minimizes, over the rows whose
+prediction uses the key, the sum of squared log errors plus a weak pull towards the prior
+(so a constant no row is sensitive to stays at its prior). Each round then fits the one
+global routing pool fraction f (decode.distinct_experts) on the rows whose prediction depends
+on it, batched MoE decode (batch ≥ 2), the same way (pull towards uniform routing, 1.0).
+Grids, order and tie-breaks are fixed, so the fit is deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from importlib import resources
+
+from simulator.engine.calibration.corpus import MeasurementRow, load_corpus, load_seed_rows
+from simulator.engine.calibration.efficiency import (
+    DEFAULT_RUNTIME,
+    LLAMA_CPP_METAL,
+    METAL_MARLIN,
+    METAL_MARLIN_DISPATCH_S,
+    PRIOR_EFFICIENCY,
+    TRAIN,
+    UNIFORM_ROUTING,
+    Efficiency,
+    efficiency_to_json,
+)
+from simulator.engine.calibration.predict import predicted_value
+from simulator.engine.calibration.setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
+from simulator.engine.errors import EngineInputError
+from simulator.engine.serve.hardware import UNIFIED
+from simulator.engine.version import ENGINE_PACKAGE
+
+FRACTION_GRID = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))  # 0.02 … 1.00
+ROUTING_POOL_GRID = tuple(round(0.20 + 0.01 * i, 2) for i in range(81))  # 0.20 … 1.00
+OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
+PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
+ROUNDS = 3
+Key = tuple[str, str]
+
+
+def setup_keys(setup: Setup) -> tuple[Key, ...]:
+    """The (runtime, device class) keys whose constants a prediction uses."""
+    if isinstance(setup, TrainSetup):
+        return ((setup.runtime, TRAIN),)
+    w = setup.request.workload
+    locations = {"hybrid": ("gpu", "cpu")}.get(w.placement, (w.placement,))
+    return tuple((w.runtime or DEFAULT_RUNTIME[loc], loc) for loc in locations)
+
+
+def _resolved(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
+    resolved = []
+    for row in rows:
+        try:
+            setup = row_setup(row)
+            predicted_value(setup, PRIOR_EFFICIENCY)
+        except (NotModeled, EngineInputError):
+            continue
+        resolved.append((row, setup))
+    return resolved
+
+
+def _squared_log_errors(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
+    total = 0.0
+    for row, setup in pairs:
+        try:
+            predicted, _ = predicted_value(setup, table)
+        except EngineInputError:
+            return math.inf
+        total += math.log(predicted / row.value) ** 2
+    return total
+
+
+def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
+    entry, prior = table.get(*key), PRIOR_EFFICIENCY.get(*key)
+    total = _squared_log_errors(table, pairs)
+    for name in ("bandwidth_efficiency", "flops_efficiency", "layer_overhead_s"):
+        value, base = getattr(entry, name), getattr(prior, name)
+        if base > 0:
+            total += PRIOR_WEIGHT * math.log(max(value, 1e-9) / base) ** 2
+    return total
+
+
+def _fit_key(
+    table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    grids = _grids(key, pairs)
+    for name, grid in grids.items():
+        best = min(grid, key=lambda v: (_loss(_with(table, key, name, v), key, pairs), v))
+        table = _with(table, key, name, best)
+    return table
+
+
+def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str, tuple[float, ...]]:
+    """The constants a key's rows can pin: FLOPS efficiency from prefill and training rows,
+    bandwidth efficiency and per-layer overhead from decode rows. A constant no row of its
+    phase measures keeps its prior (decode's attention arithmetic alone is too weak a
+    handle on GEMM efficiency)."""
+    if key[1] == TRAIN:
+        return {"flops_efficiency": FRACTION_GRID}
+    phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
+    grids: dict[str, tuple[float, ...]] = {}
+    if "decode" in phases:
+        grids |= {"bandwidth_efficiency": FRACTION_GRID, "layer_overhead_s": OVERHEAD_GRID_S}
+    if "prefill" in phases:
+        grids["flops_efficiency"] = FRACTION_GRID
+    return grids
+
+
+def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
+    entry = table.get(*key)
+    values = {
+        "bandwidth_efficiency": entry.bandwidth_efficiency,
+        "flops_efficiency": entry.flops_efficiency,
+        "layer_overhead_s": entry.layer_overhead_s,
+        name: value,
+    }
+    return table.replace(
+        replace(
+            entry,
+            bandwidth_efficiency=values["bandwidth_efficiency"],
+            flops_efficiency=values["flops_efficiency"],
+            layer_overhead_s=values["layer_overhead_s"],
+        )
+    )
+
+
+def depends_on_routing(setup: Setup) -> bool:
+    """Whether the routing pool fraction moves the prediction: decode of a batch (≥ 2) of an
+    MoE model (at batch 1 a token reads its k experts whatever f)."""
+    if not isinstance(setup, InferSetup) or setup.phase != "decode":
+        return False
+    w = setup.request.workload
+    return w.batch >= 2 and w.model.is_moe
+
+
+def _fit_routing(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> Efficiency:
+    """The grid value of f minimizing the squared log errors of `pairs` plus the weak pull
+    towards uniform routing; ties keep the larger f (the nearer uniform)."""
+
+    def loss(fraction: float) -> float:
+        errors = _squared_log_errors(replace(table, routing_pool_fraction=fraction), pairs)
+        return errors + PRIOR_WEIGHT * math.log(fraction / UNIFORM_ROUTING) ** 2
+
+    best = min(ROUTING_POOL_GRID, key=lambda f: (loss(f), -f))
+    return replace(table, routing_pool_fraction=best)
+
+
+# Keys whose constants are derived rather than fitted (see _derived): no row fits them.
+DERIVED_KEYS: frozenset[Key] = frozenset({(METAL_MARLIN, UNIFIED)})
+
+
+def _derived(table: Efficiency) -> Efficiency:
+    """Metal Marlin: the Apple GPU class's fitted constants (llama.cpp-metal) and the fixed
+    latency of one fused trellis dispatch per layer from seed 001's kernel table
+    (efficiency.METAL_MARLIN_DISPATCH_S), not a fit on seed 001's decode figure."""
+    apple = table.get(LLAMA_CPP_METAL, UNIFIED)
+    derived = table.replace(
+        replace(
+            apple,
+            runtime=METAL_MARLIN,
+            layer_overhead_s=METAL_MARLIN_DISPATCH_S,
+            fitted_on=(),
+            note=(
+                f"derived: {LLAMA_CPP_METAL}'s Apple GPU constants, and one fused trellis "
+                f"dispatch per layer ({METAL_MARLIN_DISPATCH_S * 1e3:.3f} ms, seed 001's "
+                "kernel table)"
+            ),
+        )
+    )
+    entries = sorted(derived.entries, key=lambda e: (e.runtime, e.device_class))
+    return replace(derived, entries=tuple(entries))
+
+
+def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Efficiency:
+    """One set of constants per (runtime, device class) the rows use, fitted on those rows,
+    and the routing pool fraction on the batched MoE decode rows (uniform if none); the
+    DERIVED_KEYS derived from the fitted ones."""
+    resolved = _resolved(rows)
+    by_key: dict[Key, list[tuple[MeasurementRow, Setup]]] = {}
+    for row, setup in resolved:
+        for key in setup_keys(setup):
+            if key not in DERIVED_KEYS:
+                by_key.setdefault(key, []).append((row, setup))
+    routed = [(row, setup) for row, setup in resolved if depends_on_routing(setup)]
+    table = Efficiency(
+        routing_pool_fitted_on=tuple(row.id for row, _ in routed),
+        entries=tuple(
+            replace(
+                PRIOR_EFFICIENCY.get(*key),
+                fitted_on=tuple(row.id for row, _ in pairs),
+                note=f"fitted on {len(pairs)} row(s)",
+            )
+            for key, pairs in sorted(by_key.items())
+        ),
+        corpus_assembled=assembled,
+    )
+    for _ in range(ROUNDS):
+        for key in sorted(by_key):
+            table = _fit_key(table, key, by_key[key])
+        if routed:
+            table = _fit_routing(table, routed)
+    if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
+        table = _derived(table)
+    return table
+
+
+def fit_shipped() -> Efficiency:
+    """The fit the shipped file holds: the corpus plus the seed rows of runtimes it lacks."""
+    info, rows = load_corpus()
+    return fit_efficiency((*rows, *load_seed_rows()), assembled=info.assembled)
+
+
+def main(argv: Sequence[str]) -> int:
+    text = json.dumps(efficiency_to_json(fit_shipped()), indent=2) + "\n"
+    path = resources.files(ENGINE_PACKAGE).joinpath("data/efficiency.json")
+    if "--check" in argv:
+        same = path.is_file() and path.read_text("utf-8") == text
+        print("data/efficiency.json is up to date" if same else "data/efficiency.json is stale")
+        return 0 if same else 1
+    with resources.as_file(path) as file:
+        file.write_text(text, "utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,103 @@
+"""Predict each corpus row with the engine paths the rankings use, at the fitted constants."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from simulator.engine.calibration.corpus import MeasurementRow
+from simulator.engine.calibration.efficiency import TRAIN, Efficiency, load_efficiency
+from simulator.engine.calibration.setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
+from simulator.engine.errors import EngineInputError
+from simulator.engine.serve.inference import simulate_inference
+from simulator.engine.simulate import simulate
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Prediction:
+    """`signed_error` = (predicted − measured) / measured. `reason`: why a row is not modeled,
+    or for a modeled row what bounds the prediction (e.g. "decode: gpu memory bandwidth")."""
+
+    row_id: str
+    category: str
+    modeled: bool
+    measured: float
+    unit: str
+    predicted: float | None
+    signed_error: float | None
+    reason: str
+
+
+def _prefill_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
+    run = simulate_inference(setup.request, efficiency).prefill
+    terms = {
+        "compute": run.compute_s,
+        "weight reads": run.weight_read_s,
+        "per-layer overhead": run.overhead_s,
+        "link": run.link_s,
+    }
+    home = setup.request.workload.placement
+    return run.tokens_per_s, f"prefill ({home}): {max(terms, key=lambda k: terms[k])}"
+
+
+def _decode_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
+    step = simulate_inference(setup.request, efficiency).decode
+    return step.tokens_per_s, f"decode: {step.bottleneck}"
+
+
+def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]:
+    utilization = efficiency.get(setup.runtime, TRAIN).flops_efficiency
+    w = replace(setup.request.workload, utilization=utilization)
+    result = simulate(replace(setup.request, workload=w))
+    return result.best.tokens_per_s, f"training step: {result.best.bottleneck}"
+
+
+def predicted_value(setup: Setup, efficiency: Efficiency) -> tuple[float, str]:
+    """(predicted tokens/s, what bounds it) for a resolved setup."""
+    if isinstance(setup, TrainSetup):
+        return _train_bound(setup, efficiency)
+    if setup.phase == "prefill":
+        return _prefill_bound(setup, efficiency)
+    return _decode_bound(setup, efficiency)
+
+
+def _not_modeled(row: MeasurementRow, reason: str) -> Prediction:
+    return Prediction(
+        row_id=row.id,
+        category=row.category,
+        modeled=False,
+        measured=row.value,
+        unit=row.unit,
+        predicted=None,
+        signed_error=None,
+        reason=reason,
+    )
+
+
+def predict_row(row: MeasurementRow, efficiency: Efficiency | None = None) -> Prediction:
+    """The engine's figure for `row` (None: the shipped fitted constants)."""
+    table = load_efficiency() if efficiency is None else efficiency
+    try:
+        setup = row_setup(row)
+        predicted, bound = predicted_value(setup, table)
+    except NotModeled as error:
+        return _not_modeled(row, str(error))
+    except EngineInputError as error:
+        return _not_modeled(row, f"the engine rejects the setup: {error}")
+    return Prediction(
+        row_id=row.id,
+        category=row.category,
+        modeled=True,
+        measured=row.value,
+        unit=row.unit,
+        predicted=predicted,
+        signed_error=(predicted - row.value) / row.value,
+        reason=bound,
+    )
+
+
+def predict_all(
+    rows: Sequence[MeasurementRow], efficiency: Efficiency | None = None
+) -> tuple[Prediction, ...]:
+    table = load_efficiency() if efficiency is None else efficiency
+    return tuple(predict_row(row, table) for row in rows)

@@ -1,0 +1,146 @@
+"""JSON-safe views of inference requests and results (memory in GiB under `_gb` names, as the
+training results; bytes as plain numbers; seconds under `_s`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from simulator.engine.serve.decode import LocationStep
+from simulator.engine.serve.hardware import DEVICE_CLASSES, GIB, InferHardware
+from simulator.engine.serve.inference import InferenceRequest, InferenceResult
+from simulator.engine.version import ENGINE_VERSION
+
+
+def _hardware_to_json(hw: InferHardware) -> dict[str, Any]:
+    body: dict[str, Any] = {"ram_gb": float(hw.ram_gib)}
+    if hw.link_gbps:
+        body["link_gbps"] = float(hw.link_gbps)
+    if hw.gpu is not None:
+        body["gpu"] = {
+            "name": hw.gpu.name,
+            "vram_gb": float(hw.gpu.vram_gib),
+            "mem_gbps": float(hw.gpu.mem_gbps),
+            "bf16_tflops": float(hw.gpu.tflops),
+            "pcie_gbps": float(hw.gpu.pcie_gbps),
+        }
+        body["gpu_count"] = int(hw.gpu.count)
+    if hw.cpu is not None:
+        body["cpu"] = {
+            "name": hw.cpu.name,
+            "cores": int(hw.cpu.cores),
+            "mem_gbps": float(hw.cpu.mem_gbps),
+            "flops_per_core_cycle": float(hw.cpu.flops_per_core_cycle),
+            "ghz": float(hw.cpu.ghz),
+        }
+    if hw.unified is not None:
+        body["unified"] = {
+            "name": hw.unified.name,
+            "mem_gb": float(hw.unified.mem_gib),
+            "mem_gbps": float(hw.unified.mem_gbps),
+            "tflops": float(hw.unified.tflops),
+        }
+    return body
+
+
+def inference_request_to_json(request: InferenceRequest) -> dict[str, Any]:
+    """The normalized body: defaults filled in; `parse_any_request` reads it back as is."""
+    w = request.workload
+    workload: dict[str, Any] = {
+        "kind": "infer",
+        "model": w.model.slug,
+        "quant": json.loads(request.quant_spec) if request.quant_spec else w.quant.name,
+        "placement": w.placement,
+        "context": int(w.context),
+        "prompt_tokens": int(w.prompt_tokens),
+        "batch": int(w.batch),
+        "kv_cache_type": w.kv_cache_type,
+        "ubatch": int(w.ubatch),
+        "offload_from_layer": w.offload_from_layer,
+    }
+    if w.runtime is not None:  # only when named, so earlier requests keep their input hash
+        workload["runtime"] = w.runtime
+    if request.model_config_json is not None:
+        workload["model_config"] = json.loads(request.model_config_json)
+    return {"workload": workload, "hardware": _hardware_to_json(request.hardware)}
+
+
+def _location_to_json(step: LocationStep) -> dict[str, Any]:
+    return {
+        "location": step.location,
+        "weight_bytes": float(step.weight_bytes),
+        "kv_bytes": float(step.kv_bytes),
+        "flops": float(step.flops),
+        "memory_s": float(step.memory_s),
+        "compute_s": float(step.compute_s),
+        "overhead_s": float(step.overhead_s),
+        "time_s": float(step.time_s),
+    }
+
+
+def _constants_to_json(result: InferenceResult) -> dict[str, Any]:
+    """The constants each device class used (the runtime's; every class when not recorded)."""
+    used = {d.location: d.device_class for d in result.devices}
+    return {
+        name: {
+            "bandwidth_efficiency": c.bandwidth_efficiency,
+            "flops_efficiency": c.flops_efficiency,
+            "layer_overhead_s": c.layer_overhead_s,
+        }
+        for name, c in (used or DEVICE_CLASSES).items()
+    }
+
+
+def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
+    decode, prefill, placement = result.decode, result.prefill, result.placement
+    return {
+        "engine_version": ENGINE_VERSION,
+        "kind": "infer",
+        **inference_request_to_json(result.request),
+        "placement": placement.name,
+        "prefill_tokens_per_s": float(prefill.tokens_per_s),
+        "decode_tokens_per_s": float(decode.tokens_per_s),
+        "weights_gb": {s.location: float(s.stored_bytes / GIB) for s in placement.shares},
+        "kv_cache_gb": float(result.kv_cache_bytes / GIB),
+        "kv_cache_location": placement.kv_location,
+        "kv_bytes_per_token": float(result.kv_bytes_per_token),
+        "max_context": int(result.max_context),
+        "bottleneck": decode.bottleneck,
+        "decode": {
+            "step_s": float(decode.step_s),
+            "batch": int(decode.batch),
+            "locations": [_location_to_json(step) for step in decode.locations],
+            "link_bytes": float(decode.link_bytes),
+            "link_s": float(decode.link_s),
+        },
+        "prefill": {
+            "tokens": int(prefill.tokens),
+            "time_s": float(prefill.time_s),
+            "flops": float(prefill.flops),
+            "compute_s": float(prefill.compute_s),
+            "weight_read_s": float(prefill.weight_read_s),
+            "overhead_s": float(prefill.overhead_s),
+            "link_bytes": float(prefill.link_bytes),
+            "link_s": float(prefill.link_s),
+        },
+        "device_classes": _constants_to_json(result),
+    }
+
+
+def format_inference_report(result: InferenceResult) -> str:
+    """A few plain lines for the `simulate` command's text output."""
+    body = inference_result_to_json(result)
+    weights = ", ".join(f"{loc} {gb:.2f} GB" for loc, gb in body["weights_gb"].items())
+    lines = [
+        f"{result.request.workload.model.display_name} in {result.placement.name} placement",
+        f"  weights: {weights}; KV cache {body['kv_cache_gb']:.2f} GB "
+        f"on {body['kv_cache_location']}; max context {body['max_context']}",
+        f"  prefill: {body['prefill_tokens_per_s']:.1f} tok/s",
+        f"  decode:  {body['decode_tokens_per_s']:.2f} tok/s (bottleneck: {body['bottleneck']})",
+    ]
+    for step in body["decode"]["locations"]:
+        lines.append(
+            f"    {step['location']}: {step['weight_bytes'] / 1e9:.2f} GB weights, "
+            f"{step['kv_bytes'] / 1e9:.2f} GB KV, {step['time_s'] * 1e3:.2f} ms"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,137 @@
+"""JSON-safe views of results: plain Python floats, ints, strings and lists, no NumPy."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from simulator.engine.io.serve_result import inference_request_to_json, inference_result_to_json
+from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.serve.inference import InferenceRequest, InferenceResult
+from simulator.engine.train.reference import SplitResult
+from simulator.engine.train.timeline import Timeline
+from simulator.engine.version import ENGINE_VERSION
+
+SECONDS_PER_HOUR = 3600.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelFacts:
+    params_per_layer: int
+    active_params_per_layer: int
+    expert_fraction: float
+    layer_gib: float
+    lora_params_per_layer: int
+    lora_bytes_per_layer: int
+    num_layers: int
+    layers_per_gpu: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrainResult:
+    request: SimulationRequest
+    facts: ModelFacts
+    best: SplitResult
+    greedy: SplitResult | None
+    curve: tuple[SplitResult, ...]
+    tie_rule: str
+    refinements: tuple[str, ...] = ()
+    timeline: Timeline | None = None
+
+    @property
+    def hours_for_tokens(self) -> float | None:
+        tokens = self.request.workload.tokens
+        return None if tokens is None else tokens / self.best.tokens_per_s / SECONDS_PER_HOUR
+
+
+def split_to_json(row: SplitResult) -> dict[str, Any]:
+    return {
+        "resident_layers": int(row.resident_layers),
+        "streamed_layers": int(row.streamed_layers),
+        "free_vram_gb": float(row.free_vram_gib),
+        "micro_batch": int(row.micro_batch),
+        "micro_batches": int(row.micro_batches),
+        "compute_s": float(row.compute_s),
+        "transfer_s": float(row.transfer_s),
+        "bubble_s": float(row.bubble_s),
+        "step_s": float(row.step_s),
+        "overhead_pct": float(row.overhead_pct),
+        "tokens_per_s": float(row.tokens_per_s),
+        "bottleneck": row.bottleneck,
+        "transfer_source": row.transfer_source,
+    }
+
+
+def request_to_json(request: SimulationRequest | InferenceRequest) -> dict[str, Any]:
+    """The normalized request body: defaults filled in; `parse_request` (training) or
+    `parse_any_request` (either kind) reads it back as is."""
+    if isinstance(request, InferenceRequest):
+        return inference_request_to_json(request)
+    w, hw = request.workload, request.hardware
+    workload: dict[str, Any] = {
+        "kind": "train",
+        "model": w.model.slug,
+        "quant": w.quant.name,
+        "seq_len": int(w.seq_len),
+        "lora_rank": int(w.lora.rank),
+        "lora_targets": list(w.lora.targets),
+        "tokens": None if w.tokens is None else int(w.tokens),
+        "mode": w.mode,
+        "utilization": float(w.utilization),
+        "micro_batches": None if w.micro_batches is None else int(w.micro_batches),
+        "max_micro_batch": int(w.max_micro_batch),
+    }
+    if not w.activation_checkpointing:  # only when off: stored inputs of other runs unchanged
+        workload["activation_checkpointing"] = False
+    if request.model_config_json is not None:
+        workload["model_config"] = json.loads(request.model_config_json)
+    return {
+        "workload": workload,
+        "hardware": {
+            "gpu": {
+                "name": hw.gpu.name,
+                "vram_gb": float(hw.gpu.vram_gib),
+                "bf16_tflops": float(hw.gpu.bf16_tflops),
+                "pcie_gbps": float(hw.gpu.pcie_gbps),
+                "fp4": bool(hw.gpu.fp4),
+            },
+            "gpu_count": int(hw.gpu_count),
+            "nvme_gbps": float(hw.nvme_gbps),
+            "ram_gb": float(hw.ram_gib),
+            "pinned_gb": float(hw.pinned_gib),
+        },
+    }
+
+
+def _facts_to_json(facts: ModelFacts) -> dict[str, Any]:
+    return {
+        "params_per_layer": int(facts.params_per_layer),
+        "active_params_per_layer": int(facts.active_params_per_layer),
+        "expert_fraction": float(facts.expert_fraction),
+        "layer_gb": float(facts.layer_gib),
+        "lora_params_per_layer": int(facts.lora_params_per_layer),
+        "lora_bytes_per_layer": int(facts.lora_bytes_per_layer),
+        "num_layers": int(facts.num_layers),
+        "layers_per_gpu": int(facts.layers_per_gpu),
+    }
+
+
+def result_to_json(result: TrainResult | InferenceResult) -> dict[str, Any]:
+    """The response body: memory in GiB under `_gb` names (the reference's convention)."""
+    if isinstance(result, InferenceResult):
+        return inference_result_to_json(result)
+    hours = result.hours_for_tokens
+    return {
+        "engine_version": ENGINE_VERSION,
+        "mode": result.request.workload.mode,
+        **request_to_json(result.request),
+        "model_facts": _facts_to_json(result.facts),
+        "best": split_to_json(result.best),
+        "greedy": None if result.greedy is None else split_to_json(result.greedy),
+        "curve": [split_to_json(row) for row in result.curve],
+        "tie_rule": result.tie_rule,
+        "hours_for_tokens": None if hours is None else float(hours),
+        "refinements": list(result.refinements),
+        "timeline": None if result.timeline is None else result.timeline.to_json(),
+    }

@@ -1,0 +1,160 @@
+"""Parse and validate a Hugging Face `config.json` into a frozen `ModelShape`.
+
+Handles dense (Llama), MoE with routed experts only (Mixtral, Qwen3-MoE) and MoE with
+shared experts and dense first layers (GLM-4.x, DeepSeek-V3), with GQA or MLA attention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from simulator.engine.errors import EngineInputError
+
+# Keys that name the routed-expert count in the families we read (GLM/DeepSeek, Mixtral, Qwen).
+ROUTED_EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttentionShape:
+    """Attention block of one layer. `kind` is "gqa" (incl. MHA) or "mla" (DeepSeek latent)."""
+
+    kind: str
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelShape:
+    """The whole model as its config.json describes it (embeddings included for totals)."""
+
+    slug: str
+    display_name: str
+    hidden_size: int
+    num_layers: int
+    attention: AttentionShape
+    dense_intermediate_size: int
+    first_dense_layers: int
+    num_experts: int
+    experts_per_token: int
+    expert_intermediate_size: int
+    shared_expert_count: int
+    shared_expert_intermediate_size: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    mtp_layers: int = 0
+    card_params_b: float | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.num_layers - self.first_dense_layers if self.is_moe else 0
+
+
+def _int(config: Mapping[str, object], key: str, *, path: str, minimum: int = 1) -> int:
+    if key not in config or config[key] is None:
+        raise EngineInputError(field=f"{path}.{key}", message="is required in config.json")
+    value = config[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise EngineInputError(
+            field=f"{path}.{key}", message=f"must be an integer ≥ {minimum}, got {value!r}"
+        )
+    return value
+
+
+def _opt_int(config: Mapping[str, object], key: str, default: int, *, path: str) -> int:
+    if config.get(key) is None:
+        return default
+    return _int(config, key, path=path, minimum=0)
+
+
+def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> AttentionShape:
+    heads = _int(config, "num_attention_heads", path=path)
+    kv_heads = _opt_int(config, "num_key_value_heads", heads, path=path) or heads
+    if config.get("kv_lora_rank") is not None:
+        nope = _int(config, "qk_nope_head_dim", path=path)
+        rope = _int(config, "qk_rope_head_dim", path=path)
+        return AttentionShape(
+            kind="mla",
+            num_heads=heads,
+            num_kv_heads=kv_heads,
+            head_dim=nope + rope,
+            q_lora_rank=_opt_int(config, "q_lora_rank", 0, path=path),
+            kv_lora_rank=_int(config, "kv_lora_rank", path=path),
+            qk_nope_head_dim=nope,
+            qk_rope_head_dim=rope,
+            v_head_dim=_int(config, "v_head_dim", path=path),
+        )
+    if hidden % heads and config.get("head_dim") is None:
+        raise EngineInputError(
+            field=f"{path}.head_dim", message="is required when hidden_size % heads != 0"
+        )
+    head_dim = _opt_int(config, "head_dim", hidden // heads, path=path)
+    return AttentionShape(kind="gqa", num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim)
+
+
+def _routed_experts(config: Mapping[str, object], *, path: str) -> int:
+    for key in ROUTED_EXPERT_KEYS:
+        if config.get(key):
+            return _int(config, key, path=path)
+    return 0
+
+
+def _dense_first_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
+    """Dense layers of a MoE model: `first_k_dense_replace` (GLM, DeepSeek) or `mlp_only_layers`
+    (Qwen). Both put the dense layers first or list them; only their count matters here."""
+    first_k = _opt_int(config, "first_k_dense_replace", 0, path=path)
+    only = config.get("mlp_only_layers") or []
+    count = first_k + (len(only) if isinstance(only, list) else 0)
+    if count >= num_layers:
+        raise EngineInputError(field=f"{path}.first_k_dense_replace", message="leaves no MoE layer")
+    return count
+
+
+def parse_model_config(
+    config: Mapping[str, object], *, slug: str, path: str = "model.config"
+) -> ModelShape:
+    """Read the fields the cost rules need; raise `EngineInputError` naming any missing one."""
+    hidden = _int(config, "hidden_size", path=path)
+    num_layers = _int(config, "num_hidden_layers", path=path)
+    experts = _routed_experts(config, path=path)
+    moe_width_key = "moe_intermediate_size" if "moe_intermediate_size" in config else None
+    shared_count = _opt_int(config, "n_shared_experts", 0, path=path) if experts else 0
+    dense_first = _dense_first_layers(config, num_layers, path=path) if experts else 0
+    needs_dense = not experts or dense_first > 0 or shared_count > 0
+    dense_width = _int(config, "intermediate_size", path=path) if needs_dense else 0
+    expert_width = 0
+    if experts:
+        expert_width = _int(config, moe_width_key or "intermediate_size", path=path)
+    shared_width = shared_count * expert_width
+    if experts and config.get("shared_expert_intermediate_size"):  # Qwen2-MoE style
+        shared_width = _int(config, "shared_expert_intermediate_size", path=path)
+        shared_count = max(shared_count, 1)
+    card = config.get("_card_params_b")
+    return ModelShape(
+        slug=slug,
+        display_name=str(config.get("_display_name") or slug),
+        hidden_size=hidden,
+        num_layers=num_layers,
+        attention=_attention(config, hidden, path=path),
+        dense_intermediate_size=dense_width,
+        first_dense_layers=dense_first,
+        num_experts=experts,
+        experts_per_token=_int(config, "num_experts_per_tok", path=path) if experts else 0,
+        expert_intermediate_size=expert_width,
+        shared_expert_count=shared_count,
+        shared_expert_intermediate_size=shared_width,
+        vocab_size=_int(config, "vocab_size", path=path),
+        tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
+        mtp_layers=_opt_int(config, "num_nextn_predict_layers", 0, path=path),
+        card_params_b=float(card) if isinstance(card, int | float) else None,
+    )

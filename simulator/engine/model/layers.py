@@ -1,0 +1,147 @@
+"""One transformer layer as the cost rules see it, and its parameter counts.
+
+Formulas: reference-model.md §1 (GQA); MLA follows DeepSeek-V2/V3's projections
+(q_a/q_b, kv_a_proj_with_mqa, kv_b, o).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simulator.engine.model.config import AttentionShape, ModelShape
+
+GATED_MLP_MATRICES = 3  # gate, up and down projections of a SwiGLU MLP
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayerShape:
+    """`mlp_intermediate_size` is the MLP every token runs (dense MLP or shared experts)."""
+
+    hidden_size: int
+    attention: AttentionShape
+    mlp_intermediate_size: int
+    expert_intermediate_size: int = 0
+    num_experts: int = 0
+    experts_per_token: int = 0
+
+
+def reference_layer(model: ModelShape) -> LayerShape:
+    """The reference's reading (reference-model.md §1): every layer is the MoE layer, and the
+    shared expert is as wide as `intermediate_size` (Is = 12288 for GLM-4.7), as seed 000 reads
+    config.json. Dense models are one dense layer repeated."""
+    if not model.is_moe:
+        return dense_layer(model)
+    return LayerShape(
+        hidden_size=model.hidden_size,
+        attention=model.attention,
+        mlp_intermediate_size=model.dense_intermediate_size * model.shared_expert_count,
+        expert_intermediate_size=model.expert_intermediate_size,
+        num_experts=model.num_experts,
+        experts_per_token=model.experts_per_token,
+    )
+
+
+def moe_layer(model: ModelShape) -> LayerShape:
+    """A MoE layer as transformers builds it: shared experts are `n_shared_experts` ×
+    `moe_intermediate_size` wide (Glm4MoeMoE, DeepseekV3MoE)."""
+    return LayerShape(
+        hidden_size=model.hidden_size,
+        attention=model.attention,
+        mlp_intermediate_size=model.shared_expert_intermediate_size,
+        expert_intermediate_size=model.expert_intermediate_size,
+        num_experts=model.num_experts,
+        experts_per_token=model.experts_per_token,
+    )
+
+
+def dense_layer(model: ModelShape) -> LayerShape:
+    return LayerShape(
+        hidden_size=model.hidden_size,
+        attention=model.attention,
+        mlp_intermediate_size=model.dense_intermediate_size,
+    )
+
+
+def attention_params(att: AttentionShape, hidden: int) -> int:
+    """GQA: `h·nh·d + 2·h·kv·d + nh·d·h` (§1). MLA: q (optionally through a low-rank
+    q_lora), the joint KV latent plus the shared rope key, the KV up-projection and o."""
+    if att.kind == "mla":
+        q_out = att.num_heads * att.head_dim
+        q = hidden * q_out if not att.q_lora_rank else att.q_lora_rank * (hidden + q_out)
+        kv_down = hidden * (att.kv_lora_rank + att.qk_rope_head_dim)
+        kv_up = att.kv_lora_rank * att.num_heads * (att.qk_nope_head_dim + att.v_head_dim)
+        return q + kv_down + kv_up + att.num_heads * att.v_head_dim * hidden
+    q_width = att.num_heads * att.head_dim
+    return hidden * q_width + 2 * hidden * att.num_kv_heads * att.head_dim + q_width * hidden
+
+
+def qkv_width(att: AttentionShape) -> int:
+    """Per-token width of the q, k and v tensors kept for backward (§4: nh·d + 2·kv·d)."""
+    if att.kind == "mla":
+        return att.num_heads * (2 * att.head_dim + att.v_head_dim)
+    return att.num_heads * att.head_dim + 2 * att.num_kv_heads * att.head_dim
+
+
+def score_flops_per_token_per_position(att: AttentionShape) -> int:
+    """QKᵀ and score·V per query token per key position: 2·nh·d_qk + 2·nh·d_v (§5: 4·nh·d)."""
+    v_dim = att.v_head_dim if att.kind == "mla" else att.head_dim
+    return 2 * att.num_heads * (att.head_dim + v_dim)
+
+
+def always_on_mlp_params(layer: LayerShape) -> int:
+    return GATED_MLP_MATRICES * layer.hidden_size * layer.mlp_intermediate_size
+
+
+def one_expert_params(layer: LayerShape) -> int:
+    return GATED_MLP_MATRICES * layer.hidden_size * layer.expert_intermediate_size
+
+
+def router_params(layer: LayerShape) -> int:
+    return layer.hidden_size * layer.num_experts
+
+
+def expert_params(layer: LayerShape) -> int:
+    """All routed experts: the part the mixed formats quantize at the expert rate."""
+    return layer.num_experts * one_expert_params(layer)
+
+
+def total_params(layer: LayerShape) -> int:
+    return (
+        attention_params(layer.attention, layer.hidden_size)
+        + always_on_mlp_params(layer)
+        + expert_params(layer)
+        + router_params(layer)
+    )
+
+
+def active_params(layer: LayerShape) -> int:
+    return (
+        attention_params(layer.attention, layer.hidden_size)
+        + always_on_mlp_params(layer)
+        + layer.experts_per_token * one_expert_params(layer)
+        + router_params(layer)
+    )
+
+
+def dense_params(layer: LayerShape) -> int:
+    """Everything but the routed experts (attention, shared/dense MLP, router)."""
+    return total_params(layer) - expert_params(layer)
+
+
+def embedding_params(model: ModelShape) -> int:
+    matrices = 1 if model.tie_word_embeddings else 2
+    return matrices * model.vocab_size * model.hidden_size
+
+
+def model_params(model: ModelShape, *, include_mtp: bool = False) -> int:
+    """Total parameters with transformers' layer widths (refined reading), embeddings included.
+    `include_mtp` adds the multi-token-prediction layers that ship with some checkpoints."""
+    moe = model.moe_layers + (model.mtp_layers if include_mtp and model.is_moe else 0)
+    dense = model.num_layers - model.moe_layers
+    params = dense * total_params(dense_layer(model)) + embedding_params(model)
+    return params + (moe * total_params(moe_layer(model)) if moe else 0)
+
+
+def reference_model_params(model: ModelShape) -> int:
+    """The reference's total: N identical reference layers, no embeddings (seed: 377 B)."""
+    return model.num_layers * total_params(reference_layer(model))

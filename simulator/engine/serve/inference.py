@@ -1,0 +1,162 @@
+"""Inference of one model on one machine: `simulate_inference(request) -> InferenceResult`.
+
+Checks that the weights and the KV cache fit where the placement puts them, then predicts
+decode (decode.py) at `context` cached tokens and prefill (prefill.py) of `prompt_tokens`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simulator.engine.calibration.efficiency import (
+    RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
+    Efficiency,
+    load_efficiency,
+)
+from simulator.engine.errors import EngineInputError
+from simulator.engine.formats.weights import WeightScheme
+from simulator.engine.model.config import ModelShape
+from simulator.engine.serve.decode import DecodeInputs, DecodeStep, decode_step
+from simulator.engine.serve.hardware import (
+    CPU,
+    GIB,
+    GPU,
+    UNIFIED,
+    Device,
+    InferHardware,
+    cpu_device,
+    gpu_device,
+    unified_device,
+)
+from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE, kv_bytes_per_token, max_context
+from simulator.engine.serve.placement import Placement, model_parts, place
+from simulator.engine.serve.prefill import PrefillRun, prefill_run
+
+DEFAULT_CONTEXT = 4096
+DEFAULT_PROMPT_TOKENS = 512
+DEFAULT_UBATCH = 512  # llama.cpp's default -ub
+CAPACITY_FIELDS = {
+    GPU: "hardware.gpu.vram_gb",
+    CPU: "hardware.ram_gb",
+    UNIFIED: "hardware.unified.mem_gb",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferWorkload:
+    model: ModelShape
+    quant: WeightScheme
+    placement: str
+    context: int = DEFAULT_CONTEXT
+    prompt_tokens: int = DEFAULT_PROMPT_TOKENS
+    batch: int = 1
+    kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
+    ubatch: int = DEFAULT_UBATCH
+    offload_from_layer: int | None = None  # hybrid: first layer whose experts go to CPU RAM
+    # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
+    # usual one for each device class (efficiency.DEFAULT_RUNTIME).
+    runtime: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceRequest:
+    workload: InferWorkload
+    hardware: InferHardware
+    quant_spec: str | None = None  # the request's `quant` as JSON, echoed back
+    model_config_json: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceResult:
+    request: InferenceRequest
+    placement: Placement
+    kv_bytes_per_token: float
+    kv_cache_bytes: float
+    max_context: int
+    decode: DecodeStep
+    prefill: PrefillRun
+    devices: tuple[Device, ...] = ()  # with the constants this result used
+
+
+def devices_for(
+    hardware: InferHardware,
+    placement: str,
+    *,
+    runtime: str | None = None,
+    efficiency: Efficiency | None = None,
+) -> dict[str, Device]:
+    """The devices the placement needs, each with `runtime`'s constants on its class
+    (`efficiency`, default the shipped fit); `EngineInputError` naming a missing part."""
+    table = load_efficiency() if efficiency is None else efficiency
+    needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
+    devices: dict[str, Device] = {}
+    for location in needs:
+        constants = table.device_class(runtime, location)
+        if location == GPU and hardware.gpu is not None:
+            devices[GPU] = gpu_device(hardware.gpu, constants)
+        elif location == CPU and hardware.cpu is not None:
+            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
+        elif location == UNIFIED and hardware.unified is not None:
+            devices[UNIFIED] = unified_device(hardware.unified, constants)
+        else:
+            message = f"placement {placement!r} needs a {location} in the hardware"
+            raise EngineInputError(field=f"hardware.{location}", message=message)
+    return devices
+
+
+def _check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes: float) -> None:
+    for share in placement.shares:
+        need = share.stored_bytes + (
+            kv_cache_bytes if share.location == placement.kv_location else 0
+        )
+        have = devices[share.location].capacity_bytes
+        if need > have:
+            message = (
+                f"needs {need / GIB:.1f} GB of weights and KV cache in {share.location} memory, "
+                f"has {have / GIB:.1f} GB usable"
+            )
+            raise EngineInputError(field=CAPACITY_FIELDS[share.location], message=message)
+
+
+def simulate_inference(
+    request: InferenceRequest, efficiency: Efficiency | None = None
+) -> InferenceResult:
+    """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
+    w, hw = request.workload, request.hardware
+    table = load_efficiency() if efficiency is None else efficiency
+    devices = devices_for(hw, w.placement, runtime=w.runtime, efficiency=table)
+    placement = place(
+        model_parts(w.model), w.quant, w.placement, offload_from_layer=w.offload_from_layer
+    )
+    per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
+    kv_cache = per_token * w.context * w.batch
+    _check_fits(placement, devices, kv_cache)
+    home = placement.share(placement.kv_location)
+    assert home is not None  # every placement keeps the KV cache with its home share
+    free = devices[placement.kv_location].capacity_bytes - home.stored_bytes
+    inputs = DecodeInputs(
+        placement=placement,
+        attention=w.model.attention,
+        kv_bytes_per_token=per_token,
+        context=w.context,
+        batch=w.batch,
+        routing_pool_fraction=table.routing_pool_fraction,
+    )
+    return InferenceResult(
+        request=request,
+        placement=placement,
+        kv_bytes_per_token=per_token,
+        kv_cache_bytes=kv_cache,
+        max_context=max_context(free, per_token, sequences=w.batch),
+        devices=tuple(devices.values()),
+        decode=decode_step(inputs, devices, hw.link_gbps),
+        prefill=prefill_run(
+            placement,
+            w.model.attention,
+            tokens=w.prompt_tokens,
+            ubatch=w.ubatch,
+            devices=devices,
+            link_gbps=hw.link_gbps,
+            experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
+        ),
+    )

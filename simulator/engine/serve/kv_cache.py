@@ -1,0 +1,49 @@
+"""KV cache bytes per token and the longest context that fits.
+
+GQA keeps a key and a value vector per KV head per layer (`layers × 2 × kv_heads × head_dim`
+elements per token). MLA (DeepSeek-V2 §2.1.2, llama.cpp/ik_llama.cpp's MLA cache) keeps the
+compressed latent `c_kv` (`kv_lora_rank`) and the shared rope key (`qk_rope_head_dim`) per
+layer per token.
+"""
+
+from __future__ import annotations
+
+import math
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.model.config import AttentionShape, ModelShape
+
+# Bytes per cached element: f16/bf16 are 2 bytes; q8_0 is ggml's block_q8_0 (34 B per 32);
+# q4_0 is block_q4_0 (18 B per 32); fp8 is one byte (vLLM's --kv-cache-dtype fp8).
+KV_CACHE_BYTES_PER_ELEMENT: dict[str, float] = {
+    "f16": 2.0,
+    "bf16": 2.0,
+    "q8_0": 34 / 32,
+    "q4_0": 18 / 32,
+    "fp8": 1.0,
+}
+DEFAULT_KV_CACHE_TYPE = "f16"
+
+
+def kv_elements_per_token_per_layer(attention: AttentionShape) -> int:
+    if attention.kind == "mla":
+        return attention.kv_lora_rank + attention.qk_rope_head_dim
+    return 2 * attention.num_kv_heads * attention.head_dim
+
+
+def kv_bytes_per_token(model: ModelShape, cache_type: str = DEFAULT_KV_CACHE_TYPE) -> float:
+    """Bytes one token adds to the cache across all layers."""
+    if cache_type not in KV_CACHE_BYTES_PER_ELEMENT:
+        known = ", ".join(KV_CACHE_BYTES_PER_ELEMENT)
+        raise EngineInputError(
+            field="workload.kv_cache_type", message=f"unknown cache type; known: {known}"
+        )
+    per_layer = kv_elements_per_token_per_layer(model.attention)
+    return model.num_layers * per_layer * KV_CACHE_BYTES_PER_ELEMENT[cache_type]
+
+
+def max_context(free_bytes: float, bytes_per_token: float, *, sequences: int = 1) -> int:
+    """The most tokens per sequence whose cache fits in `free_bytes` (0 if none)."""
+    if free_bytes <= 0:
+        return 0
+    return math.floor(free_bytes / (bytes_per_token * sequences))

@@ -1,0 +1,98 @@
+"""The placement that serves a model fastest on one machine (pure: engine calls only).
+
+A machine offers the placements its hardware allows: a whole system (unified memory) only
+`unified`; a PC with a GPU and a CPU `gpu`, `hybrid` and `cpu`. Hybrid keeps as many
+layers' routed experts on the GPUs as fit (the largest `offload_from_layer` whose GPU share
+and KV cache fit), unless the workload fixes it. The winner is the best decode speed; a
+tie keeps the earlier placement in `PLACEMENT_ORDER` (fewer devices, fewer moving parts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.io.serve_request import parse_infer_request
+from simulator.engine.serve.inference import InferenceRequest, InferenceResult, simulate_inference
+from simulator.engine.serve.placement import model_parts
+
+AUTO = "auto"
+PLACEMENT_ORDER = ("unified", "gpu", "hybrid", "cpu")
+# The error field that says the GPU share (weights plus KV cache) did not fit.
+GPU_CAPACITY_FIELD = "hardware.gpu.vram_gb"
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementSearch:
+    """The winning result (None: no placement runs) and what each placement gave:
+    decode tokens/s, or the reason it cannot run."""
+
+    best: InferenceResult | None
+    tried: dict[str, float | str]
+
+
+def placements_for(hardware: Mapping[str, Any]) -> tuple[str, ...]:
+    if hardware.get("unified") is not None:
+        return ("unified",)
+    has_gpu, has_cpu = hardware.get("gpu") is not None, hardware.get("cpu") is not None
+    offered = {"gpu": has_gpu, "hybrid": has_gpu and has_cpu, "cpu": has_cpu}
+    return tuple(name for name in PLACEMENT_ORDER if offered.get(name))
+
+
+def _with(request: InferenceRequest, **changes: Any) -> InferenceRequest:
+    return replace(request, workload=replace(request.workload, **changes))
+
+
+def _largest_gpu_share(request: InferenceRequest) -> InferenceResult:
+    """Hybrid with the fewest layers' experts in CPU RAM that still fits on the GPUs: the
+    GPU share only grows with `offload_from_layer`, so a bisection finds the edge."""
+    parts = model_parts(request.workload.model)
+    low, high = parts.first_moe_layer, parts.num_layers
+    while low < high:
+        middle = (low + high + 1) // 2
+        try:
+            simulate_inference(_with(request, offload_from_layer=middle))
+            low = middle
+        except EngineInputError as exc:
+            if exc.field != GPU_CAPACITY_FIELD:
+                low = middle  # the GPU share fits; CPU RAM is checked below
+            else:
+                high = middle - 1
+    return simulate_inference(_with(request, offload_from_layer=low))
+
+
+def _run(request: InferenceRequest, placement: str) -> InferenceResult:
+    placed = _with(request, placement=placement)
+    if placement == "hybrid" and request.workload.offload_from_layer is None:
+        return _largest_gpu_share(placed)
+    return simulate_inference(placed)
+
+
+def placement_search(
+    *,
+    workload: Mapping[str, Any],
+    hardware: Mapping[str, Any],
+    only: str | None = None,
+) -> PlacementSearch:
+    """Every placement the hardware offers for this inference workload (or `only` that
+    one), best decode first; workload.placement is ignored. Raises EngineInputError for a
+    malformed workload or hardware."""
+    body = {"workload": {**workload, "placement": "gpu"}, "hardware": hardware}
+    request = parse_infer_request(body)
+    offered = placements_for(hardware)
+    if only is not None and only not in offered:
+        return PlacementSearch(best=None, tried={only: f"this build has no {only} placement"})
+    best: InferenceResult | None = None
+    tried: dict[str, float | str] = {}
+    for placement in offered if only is None else (only,):
+        try:
+            result = _run(request, placement)
+        except EngineInputError as exc:
+            tried[placement] = exc.message
+            continue
+        tried[placement] = float(result.decode.tokens_per_s)
+        if best is None or result.decode.tokens_per_s > best.decode.tokens_per_s:
+            best = result
+    return PlacementSearch(best=best, tried=tried)

@@ -1,0 +1,66 @@
+"""Activation memory and the per-GPU VRAM budget (reference-model.md §4 and §6)."""
+
+from __future__ import annotations
+
+import math
+
+from simulator.engine.model.layers import LayerShape, qkv_width
+
+BF16_BYTES = 2
+FP32_BYTES = 4
+FRAGMENTATION_FACTOR = 1.2  # §4: applied to the peak of one layer
+ALLOCATOR_FACTOR = 1.2  # §4: applied again when fitting B into free VRAM
+CUDA_CONTEXT_GIB = 2.5  # §6
+DOUBLE_BUFFER_LAYERS = 2  # §6: one layer computing, one arriving
+MAX_MICRO_BATCH = 256  # §4: B is searched in 1..256
+GIB = 1024**3
+
+
+def activation_bytes_per_sequence(layer: LayerShape, seq_len: int) -> float:
+    """Peak activation bytes of one layer for B = 1 (gradient checkpointing, flash attention),
+    fragmentation included. Every term is linear in B, so activation(B) = B × this (§4)."""
+    tokens, h = seq_len, layer.hidden_size
+    hidden_state = tokens * h * BF16_BYTES  # input, attention output and output grad alike
+    qkv = tokens * qkv_width(layer.attention) * BF16_BYTES
+    flash_workspace = layer.attention.num_heads * seq_len * FP32_BYTES
+    shared_mlp = 2 * tokens * layer.mlp_intermediate_size * BF16_BYTES
+    routed_mlp = layer.experts_per_token * 2 * tokens * layer.expert_intermediate_size * BF16_BYTES
+    router_logits = tokens * layer.num_experts * FP32_BYTES
+    peak_attention = 3 * hidden_state + qkv + flash_workspace
+    peak_mlp = 3 * hidden_state + shared_mlp + routed_mlp + router_logits
+    return FRAGMENTATION_FACTOR * max(peak_attention, peak_mlp)
+
+
+def budget_gib_per_sequence(layer: LayerShape, seq_len: int) -> float:
+    """VRAM one more sequence of micro-batch costs, allocator overhead included."""
+    return ALLOCATOR_FACTOR * activation_bytes_per_sequence(layer, seq_len) / GIB
+
+
+def micro_batch_for(free_gib: float, gib_per_sequence: float, max_micro_batch: int) -> int:
+    """Largest B in 1..max with B·gib_per_sequence ≤ free; 0 when not even one fits.
+    Closed form of §4's search, exact because activation memory is linear in B."""
+    if free_gib <= 0:
+        return 0
+    return min(max_micro_batch, math.floor(free_gib / gib_per_sequence))
+
+
+def layers_per_gpu(num_layers: int, gpu_count: int) -> int:
+    return math.ceil(num_layers / gpu_count)  # §6: L = ceil(N / G)
+
+
+def activation_bytes(layer: LayerShape, micro_batch: int, seq_len: int) -> float:
+    """§4 written term by term for B sequences (T = B·S), for the linearity check."""
+    tokens, h, att = micro_batch * seq_len, layer.hidden_size, layer.attention
+    hidden_state = tokens * h * BF16_BYTES
+    peak_attention = (
+        3 * hidden_state
+        + tokens * qkv_width(att) * BF16_BYTES
+        + micro_batch * att.num_heads * seq_len * FP32_BYTES
+    )
+    peak_mlp = (
+        3 * hidden_state
+        + 2 * tokens * layer.mlp_intermediate_size * BF16_BYTES
+        + layer.experts_per_token * 2 * tokens * layer.expert_intermediate_size * BF16_BYTES
+        + tokens * layer.num_experts * FP32_BYTES
+    )
+    return FRAGMENTATION_FACTOR * max(peak_attention, peak_mlp)

@@ -1,0 +1,355 @@
+"""Refined mode: the reference's equations with the simplifications of reference-model.md's
+last section replaced, each behind its own switch so its effect can be shown alone.
+
+- `layer_shapes`: layers as transformers builds them: dense first layers sized and costed as
+  dense, MoE shared experts n_shared × moe_intermediate wide (the seed reads 12288 for GLM).
+- `utilization_curve`: small micro-batches run below the flat utilization (seed's NF4 table).
+- `partial_ram`: pinned RAM caches as many streamed layers as fit; the rest come from NVMe.
+- `timeline`: a per-layer event timeline of the double buffer (prefetch one layer ahead),
+  forward then backward with recompute; resident layers give the link slack.
+- `one_f_one_b`: a 1F1B pipeline keeps streaming during warm-up and cool-down, so the bubble
+  is charged to compute only: step = max(M·makespan, (M + G − 1)·compute).
+- `frozen_base`: LoRA trains adapters on a frozen base, so the base weights' backward computes
+  activation gradients only (compute.backward_flops_per_sequence); the adapters' own FLOPs
+  count. The workload's `activation_checkpointing` (reference: always on) sets whether the
+  forward is recomputed and whether every layer's activations are kept instead.
+
+With every switch off, `refined_curve` reproduces `reference.reference_curve`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from simulator.engine.formats.training import layer_gib
+from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer
+from simulator.engine.model.lora import lora_bytes_per_layer, lora_params_per_layer
+from simulator.engine.train.compute import (
+    backward_flops_per_sequence,
+    effective_flops_per_s,
+    forward_flops_per_sequence,
+    lora_forward_flops_per_sequence,
+)
+from simulator.engine.train.hardware import Hardware
+from simulator.engine.train.memory import (
+    CUDA_CONTEXT_GIB,
+    DOUBLE_BUFFER_LAYERS,
+    GIB,
+    budget_gib_per_sequence,
+    layers_per_gpu,
+    micro_batch_for,
+)
+from simulator.engine.train.reference import GREEDY_MIN_FREE_GIB, SplitResult
+from simulator.engine.train.timeline import LayerEvent, Timeline
+from simulator.engine.train.transfer import (
+    LOADS_PER_MICRO_BATCH,
+    SOURCE_NONE,
+    SOURCE_NVME,
+    SOURCE_RAM,
+    limiting_link,
+)
+from simulator.engine.train.utilization import utilization_factor
+from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
+
+BACKWARD_PASSES = 3  # backward (2 × forward) plus the checkpoint recompute (1 ×), §5
+# The first load of each pass always stalls a little; call the link the bottleneck only when
+# waiting for weights costs more than this share of the micro-batch.
+STALL_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refinements:
+    layer_shapes: bool = True
+    utilization_curve: bool = True
+    partial_ram: bool = True
+    timeline: bool = True
+    one_f_one_b: bool = True
+    frozen_base: bool = True
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name in self.__slots__ if getattr(self, name))
+
+
+ALL_REFINEMENTS = Refinements()
+NO_REFINEMENTS = Refinements(
+    layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
+    one_f_one_b=False, frozen_base=False,
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayerPlan:
+    """One layer of the simulated pipeline stage."""
+
+    dense: bool
+    gib: float
+    lora_gib: float
+    forward_flops_per_sequence: float
+    backward_flops_per_sequence: float  # backward plus the checkpoint's recompute, if any
+    gib_per_sequence: float
+
+
+def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -> list[LayerPlan]:
+    """The layers of the slowest stage: the last ceil(N/G) layers (all MoE when G > 1)."""
+    model, quant, s = workload.model, workload.quant, workload.seq_len
+    per_gpu = layers_per_gpu(model.num_layers, gpu_count)
+    first = model.num_layers - per_gpu
+    plans = []
+    for index in range(first, model.num_layers):
+        dense = refine.layer_shapes and (not model.is_moe or index < model.first_dense_layers)
+        if not refine.layer_shapes:
+            shape = reference_layer(model)
+        else:
+            shape = dense_layer(model) if dense else moe_layer(model)
+        slug = model.slug if not (dense and model.is_moe) else ""  # no measurement for dense
+        adapters = lora_params_per_layer(shape, workload.lora) if refine.frozen_base else None
+        plans.append(LayerPlan(
+            dense=dense,
+            gib=layer_gib(shape, quant, model_slug=slug),
+            lora_gib=lora_bytes_per_layer(shape, workload.lora) / GIB,
+            forward_flops_per_sequence=forward_flops_per_sequence(shape, s)
+            if adapters is None
+            else lora_forward_flops_per_sequence(shape, s, adapters),
+            backward_flops_per_sequence=backward_flops_per_sequence(
+                shape, s, lora_params=adapters, checkpointing=workload.activation_checkpointing
+            ),
+            gib_per_sequence=budget_gib_per_sequence(shape, s),
+        ))  # fmt: skip
+    return plans
+
+
+def activation_gib_per_sequence(plans: list[LayerPlan], checkpointing: bool) -> float:
+    """With checkpointing one layer's working set at a time (§4); without, every layer of the
+    stage keeps its activations for the backward, each about its working set."""
+    sizes = [p.gib_per_sequence for p in plans]
+    return max(sizes) if checkpointing else sum(sizes)
+
+
+def resident_order(plans: list[LayerPlan]) -> list[int]:
+    """Which layers become resident first: dense (small) ones, then evenly spaced others, so
+    resident layers interleave with streamed ones and lend the link their compute time."""
+    dense = [i for i, p in enumerate(plans) if p.dense]
+    others = [i for i, p in enumerate(plans) if not p.dense]
+    order: list[int] = []
+    step = len(others)
+    while len(order) < len(others):  # bit-reversal-like spreading: halves, quarters, ...
+        order += [i for i in others[:: max(step, 1)] if i not in order]
+        step //= 2
+    return dense + order
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Split:
+    resident: frozenset[int]
+    free_gib: float
+    batch: int
+
+
+def _free_gib(plans: list[LayerPlan], resident: frozenset[int], vram_gib: float) -> float:
+    streamed = [p.gib for i, p in enumerate(plans) if i not in resident]
+    buffer = DOUBLE_BUFFER_LAYERS * max(streamed) if streamed else 0.0
+    weights = sum(p.gib for i, p in enumerate(plans) if i in resident)
+    fixed = sum(p.lora_gib for p in plans) + CUDA_CONTEXT_GIB
+    return vram_gib - (weights + buffer + fixed)
+
+
+def _transfer_s(
+    plans: list[LayerPlan], streamed: list[int], hw: Hardware, refine: Refinements
+) -> tuple[dict[int, float], str]:
+    """Seconds to load each streamed layer once, and the source ("ram", "nvme" or "none")."""
+    if not streamed:
+        return {}, SOURCE_NONE
+    g, pcie = hw.gpu_count, hw.gpu.pcie_gbps
+    nvme_bw = min(pcie, hw.nvme_gbps / g)
+    total = sum(plans[i].gib for i in streamed) * g
+    if not refine.partial_ram or total <= hw.pinned_gib:
+        bw = pcie if total <= hw.pinned_gib else nvme_bw
+        return {i: plans[i].gib / bw for i in streamed}, (
+            SOURCE_RAM if total <= hw.pinned_gib else SOURCE_NVME)  # fmt: skip
+    cached = _cached_layers(plans, streamed, hw.pinned_gib / g)
+    times = {i: plans[i].gib / (pcie if i in cached else nvme_bw) for i in streamed}
+    return times, SOURCE_NVME
+
+
+def _cached_layers(plans: list[LayerPlan], streamed: list[int], budget_gib: float) -> set[int]:
+    """Spread the RAM-cached layers evenly among the streamed ones (smooths NVMe load)."""
+    largest = max(plans[i].gib for i in streamed)  # sized by the largest: never overfills
+    fit = min(len(streamed), int(budget_gib // largest))
+    if fit == 0:
+        return set()
+    stride = len(streamed) / fit
+    return {streamed[int(k * stride)] for k in range(fit)}
+
+
+def build_timeline(
+    compute_s: list[float],
+    load_s: dict[int, float],
+    *,
+    backward_s: list[float] | None = None,
+    record: bool = True,
+) -> Timeline:
+    """Forward 0..L−1 (`compute_s`) then backward L−1..0 (`backward_s`; by default 3× forward:
+    backward + recompute). A streamed layer loads before each of its two computes; the load may
+    start when the link is free and the buffer it reuses (two streamed loads back) has finished
+    computing."""
+    backward = backward_s or [BACKWARD_PASSES * c for c in compute_s]
+    order = [(j, "forward", compute_s[j]) for j in range(len(compute_s))]
+    order += [(j, "backward", backward[j]) for j in reversed(range(len(compute_s)))]
+    events: list[LayerEvent] = []
+    link_free, gpu_free = 0.0, 0.0
+    buffer_free: list[float] = [0.0, 0.0]
+    loads = 0
+    for j, phase, seconds in order:
+        start_t = end_t = None
+        ready = gpu_free
+        if j in load_s:
+            start_t = max(link_free, buffer_free[loads % 2])
+            end_t = start_t + load_s[j]
+            link_free, ready = end_t, max(gpu_free, end_t)
+        begin = ready
+        gpu_free = begin + seconds
+        if j in load_s:
+            buffer_free[loads % 2] = gpu_free
+            loads += 1
+        if record:
+            events.append(LayerEvent(layer=j, phase=phase, resident=j not in load_s,
+                                     transfer_start_s=start_t, transfer_end_s=end_t,
+                                     compute_start_s=begin, compute_end_s=gpu_free))  # fmt: skip
+    busy = sum(compute_s) + sum(backward)
+    return Timeline(events=tuple(events), micro_batch_s=gpu_free, compute_busy_s=busy,
+                    transfer_busy_s=LOADS_PER_MICRO_BATCH * sum(load_s.values()))  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RefinedSplit:
+    row: SplitResult
+    timeline: Timeline | None
+
+
+def evaluate_refined(
+    plans: list[LayerPlan],
+    workload: TrainWorkload,
+    hw: Hardware,
+    resident_count: int,
+    refine: Refinements,
+    *,
+    record: bool = False,
+) -> RefinedSplit | None:
+    """One split (the first `resident_count` layers of `resident_order` kept on the GPU)."""
+    resident = frozenset(resident_order(plans)[:resident_count])
+    free = _free_gib(plans, resident, hw.gpu.vram_gib)
+    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
+    if batch < 1:
+        return None
+    util = workload.utilization
+    if refine.utilization_curve:
+        util *= utilization_factor(batch * workload.seq_len)
+    flops_per_s = effective_flops_per_s(hw.gpu.bf16_tflops, util, workload.quant.compute_speedup)
+    forward_s = [batch * p.forward_flops_per_sequence / flops_per_s for p in plans]
+    backward_s = [batch * p.backward_flops_per_sequence / flops_per_s for p in plans]
+    compute_mb = sum(forward_s) + sum(backward_s)
+    streamed = [i for i in range(len(plans)) if i not in resident]
+    load_s, source = _transfer_s(plans, streamed, hw, refine)
+    transfer_mb = LOADS_PER_MICRO_BATCH * sum(load_s.values())
+    timeline = None
+    if refine.timeline or record:
+        timeline = build_timeline(forward_s, load_s, backward_s=backward_s, record=record)
+    makespan = (
+        timeline.micro_batch_s if refine.timeline and timeline else max(compute_mb, transfer_mb)
+    )
+    row = _row(workload, hw, refine, resident_count, len(plans), free, batch,
+               compute_mb, transfer_mb, makespan, source)  # fmt: skip
+    return RefinedSplit(row=row, timeline=timeline if record else None)
+
+
+def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: int,
+         per_gpu: int, free: float, batch: int, compute_mb: float, transfer_mb: float,
+         makespan: float, source: str) -> SplitResult:  # fmt: skip
+    g = hw.gpu_count
+    m = pipeline_micro_batches(g, workload.micro_batches)
+    if refine.one_f_one_b:
+        step = max(m * makespan, (m + g - 1) * compute_mb)
+        bubble = step - m * makespan
+    else:
+        bubble = (g - 1) * compute_mb
+        step = m * makespan + bubble
+    compute, transfer = m * compute_mb, m * transfer_mb
+    link_bound = makespan > compute_mb * (1 + STALL_TOLERANCE)
+    return SplitResult(
+        resident_layers=resident,
+        streamed_layers=per_gpu - resident,
+        free_vram_gib=free,
+        micro_batch=batch,
+        micro_batches=m,
+        compute_s=compute,
+        transfer_s=transfer,
+        bubble_s=bubble,
+        step_s=step,
+        overhead_pct=max(0.0, (step - bubble) / compute - 1.0) * 100.0,
+        tokens_per_s=m * batch * workload.seq_len / step,
+        bottleneck=limiting_link(
+            source, pcie_gbps=hw.gpu.pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
+        )
+        if link_bound
+        else "compute",
+        transfer_source=source,
+    )
+
+
+def refined_curve(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> tuple[SplitResult, ...]:
+    plans = stage_layers(workload, hw.gpu_count, refine)
+    rows = (evaluate_refined(plans, workload, hw, r, refine) for r in range(len(plans) + 1))
+    return tuple(split.row for split in rows if split is not None)
+
+
+def refined_greedy(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> SplitResult | None:
+    """§6's greedy rule on the refined layer sizes."""
+    plans = stage_layers(workload, hw.gpu_count, refine)
+    order = resident_order(plans)
+    fits = [r for r in range(len(plans) + 1)
+            if _free_gib(plans, frozenset(order[:r]), hw.gpu.vram_gib) >= 0]  # fmt: skip
+    if not fits:
+        return None
+    r = max(fits)
+    if (
+        r < len(plans)
+        and _free_gib(plans, frozenset(order[:r]), hw.gpu.vram_gib) < GREEDY_MIN_FREE_GIB
+    ):
+        r -= 1
+    split = evaluate_refined(plans, workload, hw, r, refine) if r >= 0 else None
+    return split.row if split else None
+
+
+def refined_timeline(
+    workload: TrainWorkload, hw: Hardware, resident_count: int,
+    refine: Refinements = ALL_REFINEMENTS,
+) -> Timeline | None:  # fmt: skip
+    plans = stage_layers(workload, hw.gpu_count, refine)
+    split = evaluate_refined(plans, workload, hw, resident_count, refine, record=True)
+    return split.timeline if split else None
+
+
+def resident_peak_gib(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> float | None:
+    """VRAM in use with every layer of the stage resident and a micro-batch of
+    `max_micro_batch` sequences (activations as `activation_checkpointing` keeps them); None
+    when that does not fit."""
+    plans = stage_layers(workload, hw.gpu_count, refine)
+    free = _free_gib(plans, frozenset(range(len(plans))), hw.gpu.vram_gib)
+    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    activations = workload.max_micro_batch * per_sequence
+    return None if activations > free else hw.gpu.vram_gib - free + activations
+
+
+def without(refine: Refinements, name: str) -> Refinements:
+    return replace(refine, **{name: False})
+
+
+def only(name: str) -> Refinements:
+    return replace(NO_REFINEMENTS, **{name: True})

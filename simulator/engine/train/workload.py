@@ -1,0 +1,37 @@
+"""What to simulate: a QLoRA training job on one model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from simulator.engine.formats.training import QuantFormat
+from simulator.engine.model.config import ModelShape
+from simulator.engine.model.lora import LoraConfig
+from simulator.engine.train.memory import MAX_MICRO_BATCH
+
+DEFAULT_SEQ_LEN = 1024  # seed 000: every table uses S = 1024
+DEFAULT_UTILIZATION = 0.70  # seed 000 "Simulation parameter"
+MODE_REFERENCE, MODE_REFINED = "reference", "refined"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrainWorkload:
+    model: ModelShape
+    quant: QuantFormat
+    lora: LoraConfig = field(default_factory=LoraConfig)
+    seq_len: int = DEFAULT_SEQ_LEN
+    utilization: float = DEFAULT_UTILIZATION
+    tokens: int | None = None
+    micro_batches: int | None = None  # M per step; None → reference-model.md §8's rule
+    max_micro_batch: int = MAX_MICRO_BATCH
+    mode: str = MODE_REFERENCE
+    # Recompute each layer's forward in the backward instead of keeping its activations
+    # (seed 000 always does; refined mode may turn it off).
+    activation_checkpointing: bool = True
+
+
+def pipeline_micro_batches(gpu_count: int, override: int | None = None) -> int:
+    """§8: 1 on one GPU, max(2G, 4) on G > 1 GPUs, unless the request fixes M."""
+    if override is not None:
+        return override
+    return 1 if gpu_count == 1 else max(2 * gpu_count, 4)

@@ -1,0 +1,7 @@
+"""The engine's version (part of every stored result's key) and the package holding its data."""
+
+# 1.1: refined mode's LoRA-aware backward; .1: decode memory + compute; .2: Metal Marlin
+# derived from seed 001's kernel table; .3: fitted routing pool fraction in batched MoE decode.
+ENGINE_VERSION = "1.1.3"
+# data/ (devices, models, efficiency constants, the measurement corpus) lives here.
+ENGINE_PACKAGE = "simulator.engine"
