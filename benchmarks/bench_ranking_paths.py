@@ -28,6 +28,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ["PLANNER_VAR_DIR"] = tempfile.mkdtemp(prefix="bench-ranking-paths-")
 os.environ.pop("DATABASE_URL", None)
+os.environ["CELERY_BROKER_URL"] = "memory://"  # chunks are run in this process, below
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner_site.settings")
 
 import django  # noqa: E402
@@ -47,6 +48,13 @@ from simulator.engine import (  # noqa: E402
     parse_hardware,
     parse_workload,
     simulate,
+)
+from simulator.models import SimulatedBuild, SimulationRun  # noqa: E402
+from simulator.services.rankings import (  # noqa: E402
+    ranking_chunk_process,
+    ranking_create,
+    ranking_pending_chunks,
+    ranking_view,
 )
 
 WORKLOADS = (
@@ -110,6 +118,25 @@ def main() -> None:
         ]
         label = f"{body['model']} {body['quant']} {body.get('mode', 'reference')}"
         print(f"| {label} | {plain_s:.3f} | {batch_s:.3f} | {plain_s / batch_s:.1f}x | {same} |")
+    print("\nWhole ranking from an empty result store, in process (plan, simulate, merge, "
+          "priced view of the top 50):\n")  # fmt: skip
+    print("| workload | candidates | ranked | seconds |")
+    print("|---|---|---|---|")
+    for body in WORKLOADS:
+        seconds, view = best_of(args.repeat, lambda b=body: whole_ranking(b))
+        label = f"{body['model']} {body['quant']} {body.get('mode', 'reference')}"
+        print(f"| {label} | {view['candidates']} | {view['count']} | {seconds:.3f} |")
+
+
+def whole_ranking(workload: dict[str, str]) -> dict[str, int]:
+    SimulatedBuild.objects.all().delete()
+    SimulationRun.objects.all().delete()
+    run = ranking_create(body={"workload": workload, "ranking": {}}, capped=False)
+    for index in ranking_pending_chunks(run=run):
+        ranking_chunk_process(run_id=str(run.pk), index=index)
+    run.refresh_from_db()
+    view = ranking_view(run=run, budget_usd=None, sort="price", limit=50)
+    return {"candidates": len(run.plan["candidates"]), "count": int(view["count"])}
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ from simulator.engine.io.train_request import (
     workload_model,
 )
 from simulator.engine.io.train_result import request_to_json, result_to_json
+from simulator.engine.io.workload import workload_to_json
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.inference import InferenceRequest, InferenceResult
@@ -94,4 +95,5 @@ __all__ = [
     "read_corpus_file", "reference_costs", "reference_curve", "reference_layer",
     "request_to_json", "require_device", "require_known_fields", "result_to_json",
     "row_from_json", "rows_from_corpus", "run_checks", "simulate", "sweep", "workload_model",
+    "workload_to_json",
 ]  # fmt: skip

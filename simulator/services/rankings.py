@@ -46,12 +46,13 @@ from simulator.engine import (
     GIB,
     PLACEMENTS,
     EngineInputError,
-    inference_request_to_json,
-    parse_infer_request,
-    parse_request,
+    Hardware,
+    SplitResult,
+    best_splits,
+    parse_hardware,
+    parse_workload,
     placement_search,
-    request_to_json,
-    simulate,
+    workload_to_json,
 )
 from simulator.models import RunKind, RunStatus, SimulatedBuild, SimulationRun
 from simulator.ranking import (
@@ -77,7 +78,10 @@ from simulator.services.runs import (
 )
 
 # Hardware simulated per chunk: enough work per task to dwarf the broker round trip.
-CHUNK_SIZE = 150
+# Training runs on the engine's vectorised batch path (500 builds in tens of milliseconds,
+# refined mode included), so a whole catalog is a few tasks the workers share; serving
+# searches placements build by build.
+CHUNK_SIZE_BY_KIND = {TRAIN: 500, INFER: 150}
 # Options that only choose how a finished ranking is shown, not what is simulated.
 VIEW_OPTIONS = ("budget_usd", "sort")
 MAX_GPU_COUNT = 8
@@ -175,9 +179,8 @@ def _infer_workload_normalize(workload: Mapping[str, Any]) -> dict[str, Any]:
     if placement not in (AUTO, *PLACEMENTS):
         choices = [AUTO, *PLACEMENTS]
         raise EngineInputError(field="workload.placement", message=f"must be one of {choices}")
-    body = {"workload": {**workload, "placement": "gpu"}, "hardware": _INFER_PROBE_HARDWARE}
-    probe = inference_request_to_json(parse_infer_request(body))
-    return {**probe["workload"], "placement": placement}
+    normalized = workload_to_json({**workload, "placement": PLACEMENTS[0]})
+    return {**normalized, "placement": placement}
 
 
 def ranking_body_normalize(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -190,18 +193,10 @@ def ranking_body_normalize(body: Mapping[str, Any]) -> dict[str, Any]:
             "ranking": ranking_options_normalize(body.get("ranking"), kind=INFER),
         }
     # The engine validates and normalizes the workload; each build's hardware comes later.
-    probe = request_to_json(parse_request({"workload": workload, "hardware": _PROBE_HARDWARE}))
     return {
-        "workload": probe["workload"],
+        "workload": workload_to_json(workload),
         "ranking": ranking_options_normalize(body.get("ranking")),
     }
-
-
-# Any valid hardware lets request_to_json normalize a workload; it is not simulated.
-_PROBE_HARDWARE = {
-    "gpu": {"name": "probe", "vram_gb": 80, "bf16_tflops": 100, "pcie_gbps": 22, "fp4": True}
-}
-_INFER_PROBE_HARDWARE = {"gpu": {**_PROBE_HARDWARE["gpu"], "mem_gbps": 1000}}
 
 
 # --- creation -----------------------------------------------------------------------------
@@ -323,7 +318,7 @@ def _ranking_plan_for(run: SimulationRun) -> dict[str, Any]:
         "candidates": items,
         "workload_hash": workload_hash,
         "pending": pending,
-        "chunk_size": CHUNK_SIZE,
+        "chunk_size": CHUNK_SIZE_BY_KIND[run.input["workload"].get("kind", TRAIN)],
     }
 
 
@@ -334,7 +329,7 @@ def ranking_pending_chunks(*, run: SimulationRun) -> list[int]:
             locked = SimulationRun.objects.select_for_update().get(pk=run.pk)
             if not locked.plan:
                 locked.plan = _ranking_plan_for(locked)
-                locked.chunks_total = -(-len(locked.plan["pending"]) // CHUNK_SIZE)
+                locked.chunks_total = -(-len(locked.plan["pending"]) // locked.plan["chunk_size"])
                 locked.save(update_fields=["plan", "chunks_total"])
             run = locked
     done = set(run.chunks.values_list("index", flat=True))
@@ -342,13 +337,30 @@ def ranking_pending_chunks(*, run: SimulationRun) -> list[int]:
 
 
 # --- evaluation ---------------------------------------------------------------------------
-def ranking_physics(*, hardware: Mapping[str, Any], workload: Mapping[str, Any]) -> Row:
-    """One candidate's hardware simulated: the ranking row's figures that do not depend on
-    a price (raises EngineInputError if the workload cannot run on it)."""
-    if workload.get("kind") == INFER:
-        return ranking_infer_physics(hardware=hardware, workload=workload)
-    result = simulate(parse_request({"workload": workload, "hardware": hardware}))
-    best = result.best
+def ranking_train_physics(
+    *, hardware: list[Mapping[str, Any]], workload: Mapping[str, Any]
+) -> list[Row | EngineInputError]:
+    """Many candidates' hardware under one training workload, on the engine's vectorised
+    batch path: each the ranking row's figures that do not depend on a price, or the reason
+    the workload cannot run on it."""
+    configs: list[Hardware | EngineInputError] = []
+    for item in hardware:
+        try:
+            configs.append(parse_hardware(item))
+        except EngineInputError as exc:
+            configs.append(exc)
+    runnable = [config for config in configs if isinstance(config, Hardware)]
+    best = iter(best_splits(parse_workload(workload), runnable))
+    answers: list[Row | EngineInputError] = []
+    for item, config in zip(hardware, configs, strict=True):
+        answer = config if isinstance(config, EngineInputError) else next(best)
+        answers.append(
+            answer if isinstance(answer, EngineInputError) else _train_row(item, answer, workload)
+        )
+    return answers
+
+
+def _train_row(hardware: Mapping[str, Any], best: SplitResult, workload: Mapping[str, Any]) -> Row:
     tokens = workload.get("tokens")
     hours = None if tokens is None else tokens / best.tokens_per_s / SECONDS_PER_HOUR
     return {
@@ -410,26 +422,36 @@ def ranking_chunk_evaluate(*, run: SimulationRun, index: int) -> list[SimulatedB
         workload_hash=workload_hash,
         signatures=[item["hardware_signature"] for item in items],
     )
-    builds = []
-    for item in items:
-        if item["hardware_signature"] in stored:
-            continue
-        try:
-            physics = ranking_physics(hardware=item["hardware"], workload=run.input["workload"])
-            reason = ""
-        except EngineInputError as exc:
-            physics, reason = None, exc.message or str(exc)
-        builds.append(
-            SimulatedBuild(
-                engine_version=run.engine_version,
-                workload_hash=workload_hash,
-                hardware_signature=item["hardware_signature"],
-                hardware=item["hardware"],
-                physics=physics,
-                reason=reason,
-            )
+    todo = [item for item in items if item["hardware_signature"] not in stored]
+    workload = run.input["workload"]
+    if workload.get("kind") == INFER:
+        answers = [_infer_answer(item["hardware"], workload) for item in todo]
+    else:
+        answers = ranking_train_physics(hardware=[i["hardware"] for i in todo], workload=workload)
+    return [
+        SimulatedBuild(
+            engine_version=run.engine_version,
+            workload_hash=workload_hash,
+            hardware_signature=item["hardware_signature"],
+            hardware=item["hardware"],
+            physics=None if isinstance(answer, EngineInputError) else answer,
+            reason=_reason(answer) if isinstance(answer, EngineInputError) else "",
         )
-    return builds
+        for item, answer in zip(todo, answers, strict=True)
+    ]
+
+
+def _infer_answer(
+    hardware: Mapping[str, Any], workload: Mapping[str, Any]
+) -> Row | EngineInputError:
+    try:
+        return ranking_infer_physics(hardware=hardware, workload=workload)
+    except EngineInputError as exc:
+        return exc
+
+
+def _reason(exc: EngineInputError) -> str:
+    return exc.message or str(exc)
 
 
 def ranking_chunk_process(*, run_id: str, index: int) -> None:

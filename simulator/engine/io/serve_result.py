@@ -8,7 +8,7 @@ from typing import Any
 
 from simulator.engine.serve.decode import LocationStep
 from simulator.engine.serve.hardware import DEVICE_CLASSES, GIB, InferHardware
-from simulator.engine.serve.inference import InferenceRequest, InferenceResult
+from simulator.engine.serve.inference import InferenceRequest, InferenceResult, InferWorkload
 from simulator.engine.version import ENGINE_VERSION
 
 
@@ -45,11 +45,20 @@ def _hardware_to_json(hw: InferHardware) -> dict[str, Any]:
 
 def inference_request_to_json(request: InferenceRequest) -> dict[str, Any]:
     """The normalized body: defaults filled in; `parse_any_request` reads it back as is."""
-    w = request.workload
+    workload = infer_workload_to_json(
+        request.workload, quant_spec=request.quant_spec, model_config_json=request.model_config_json
+    )
+    return {"workload": workload, "hardware": _hardware_to_json(request.hardware)}
+
+
+def infer_workload_to_json(
+    w: InferWorkload, *, quant_spec: str | None, model_config_json: str | None
+) -> dict[str, Any]:
+    """The normalized workload section; `parse_infer_workload` reads it back."""
     workload: dict[str, Any] = {
         "kind": "infer",
         "model": w.model.slug,
-        "quant": json.loads(request.quant_spec) if request.quant_spec else w.quant.name,
+        "quant": json.loads(quant_spec) if quant_spec else w.quant.name,
         "placement": w.placement,
         "context": int(w.context),
         "prompt_tokens": int(w.prompt_tokens),
@@ -60,9 +69,9 @@ def inference_request_to_json(request: InferenceRequest) -> dict[str, Any]:
     }
     if w.runtime is not None:  # only when named, so earlier requests keep their input hash
         workload["runtime"] = w.runtime
-    if request.model_config_json is not None:
-        workload["model_config"] = json.loads(request.model_config_json)
-    return {"workload": workload, "hardware": _hardware_to_json(request.hardware)}
+    if model_config_json is not None:
+        workload["model_config"] = json.loads(model_config_json)
+    return workload
 
 
 def _location_to_json(step: LocationStep) -> dict[str, Any]:

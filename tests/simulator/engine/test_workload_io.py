@@ -1,0 +1,42 @@
+"""A workload section alone is validated and echoed with its defaults: rankings normalise their
+workload this way, with no made-up hardware to parse it against."""
+
+from typing import Any
+
+import pytest
+
+from simulator.engine import EngineInputError, parse_any_request, request_to_json, workload_to_json
+
+TRAIN = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"}
+INFER = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M"}
+
+
+@pytest.mark.parametrize(
+    ("workload", "hardware"),
+    [(TRAIN, {"gpu": "RTX 4090"}), (INFER, {"gpu": "RTX 4090"})],
+)
+def test_it_echoes_what_the_whole_request_would(
+    workload: dict[str, Any], hardware: dict[str, Any]
+) -> None:
+    whole = request_to_json(parse_any_request({"workload": workload, "hardware": hardware}))
+
+    assert workload_to_json(workload) == whole["workload"]
+
+
+def test_the_defaults_are_filled_in() -> None:
+    echoed = workload_to_json(TRAIN)
+
+    assert (echoed["seq_len"], echoed["lora_rank"], echoed["mode"]) == (1024, 64, "reference")
+
+
+@pytest.mark.parametrize("workload", [{**TRAIN, "seq_length": 2048}, {**INFER, "ctx": 1}])
+def test_an_unknown_field_is_refused(workload: dict[str, Any]) -> None:
+    with pytest.raises(EngineInputError, match="unknown field"):
+        workload_to_json(workload)
+
+
+def test_a_workload_that_is_not_an_object_is_refused() -> None:
+    with pytest.raises(EngineInputError) as caught:
+        workload_to_json(["train"])
+
+    assert caught.value.field == "workload"
