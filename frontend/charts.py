@@ -4,11 +4,14 @@ docs/pages.md."""
 
 from typing import Any
 
-# Reference-model.md §6: memory the CUDA context and allocator take on every GPU, GiB.
-CUDA_CONTEXT_GB = 2.5
-# §6: one layer computing while the next one arrives.
-DOUBLE_BUFFER_LAYERS = 2
-GIB = 1024**3
+# The engine's VRAM breakdown (result["vram_breakdown_gb"]) in the words of the page.
+VRAM_LABELS = {
+    "resident_weights": "resident weights",
+    "stream_buffer": "stream buffer",
+    "lora": "LoRA weights, grads, optimizer",
+    "cuda_context": "CUDA context",
+    "activations_and_headroom": "activations (and headroom)",
+}
 # A split's transfer counts as "close" to compute within this fraction.
 CLOSE_FRACTION = 0.8
 
@@ -16,22 +19,17 @@ Result = dict[str, Any]
 
 
 def memory_breakdown(result: Result) -> dict[str, Any]:
-    """Where one GPU's VRAM goes at the optimal split, in GB (GiB, as the engine)."""
-    best, facts = result["best"], result["model_facts"]
+    """Where one GPU's VRAM goes at the optimal split, in GB (GiB, as the engine), as the
+    engine reports it; none for a result stored before it reported one."""
     vram = float(result["hardware"]["gpu"]["vram_gb"])
-    layer = facts["layer_gb"]
-    parts = [
-        ("resident weights", layer * best["resident_layers"]),
-        ("stream buffer", DOUBLE_BUFFER_LAYERS * layer if best["streamed_layers"] else 0.0),
-        ("LoRA weights, grads, optimizer",
-         facts["lora_bytes_per_layer"] * facts["layers_per_gpu"] / GIB),
-        ("CUDA context", CUDA_CONTEXT_GB),
-    ]  # fmt: skip
-    used = sum(gb for _, gb in parts)
-    parts.append(("activations (and headroom)", max(0.0, vram - used)))
+    parts = result.get("vram_breakdown_gb") or {}
     return {
         "vram_gb": vram,
-        "segments": [{"label": label, "gb": round(gb, 3)} for label, gb in parts],
+        "segments": [
+            {"label": label, "gb": round(max(0.0, float(parts[key])), 3)}
+            for key, label in VRAM_LABELS.items()
+            if key in parts
+        ],
     }
 
 

@@ -56,3 +56,10 @@ def test_the_curve_marks_exactly_one_optimal_and_one_greedy_row() -> None:
 
 def test_reference_mode_has_no_timeline() -> None:
     assert charts.timeline_chart(_result()) is None
+
+
+def test_a_result_stored_before_the_engine_reported_its_breakdown_draws_no_segments() -> None:
+    result = _result()
+    del result["vram_breakdown_gb"]
+
+    assert charts.memory_breakdown(result)["segments"] == []

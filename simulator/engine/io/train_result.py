@@ -9,8 +9,11 @@ from typing import Any
 from simulator.engine.io.serve_result import inference_request_to_json, inference_result_to_json
 from simulator.engine.io.train_request import SimulationRequest
 from simulator.engine.serve.inference import InferenceRequest, InferenceResult
+from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, vram_breakdown_gib
 from simulator.engine.train.reference import SplitResult
 from simulator.engine.train.timeline import Timeline
+from simulator.engine.train.workload import TrainWorkload
+from simulator.engine.units import GIB
 from simulator.engine.version import ENGINE_VERSION
 
 SECONDS_PER_HOUR = 3600.0
@@ -63,12 +66,8 @@ def split_to_json(row: SplitResult) -> dict[str, Any]:
     }
 
 
-def request_to_json(request: SimulationRequest | InferenceRequest) -> dict[str, Any]:
-    """The normalized request body: defaults filled in; `parse_request` (training) or
-    `parse_any_request` (either kind) reads it back as is."""
-    if isinstance(request, InferenceRequest):
-        return inference_request_to_json(request)
-    w, hw = request.workload, request.hardware
+def train_workload_to_json(w: TrainWorkload, model_config_json: str | None) -> dict[str, Any]:
+    """The normalized workload section: defaults filled in; `parse_workload` reads it back."""
     workload: dict[str, Any] = {
         "kind": "train",
         "model": w.model.slug,
@@ -84,10 +83,19 @@ def request_to_json(request: SimulationRequest | InferenceRequest) -> dict[str, 
     }
     if not w.activation_checkpointing:  # only when off: stored inputs of other runs unchanged
         workload["activation_checkpointing"] = False
-    if request.model_config_json is not None:
-        workload["model_config"] = json.loads(request.model_config_json)
+    if model_config_json is not None:
+        workload["model_config"] = json.loads(model_config_json)
+    return workload
+
+
+def request_to_json(request: SimulationRequest | InferenceRequest) -> dict[str, Any]:
+    """The normalized request body: defaults filled in; `parse_request` (training) or
+    `parse_any_request` (either kind) reads it back as is."""
+    if isinstance(request, InferenceRequest):
+        return inference_request_to_json(request)
+    hw = request.hardware
     return {
-        "workload": workload,
+        "workload": train_workload_to_json(request.workload, request.model_config_json),
         "hardware": {
             "gpu": {
                 "name": hw.gpu.name,
@@ -117,6 +125,19 @@ def _facts_to_json(facts: ModelFacts) -> dict[str, Any]:
     }
 
 
+def _vram_breakdown(result: TrainResult) -> dict[str, float]:
+    """One GPU's VRAM at the best split, GiB (the double buffer is two of the largest layer)."""
+    facts, best = result.facts, result.best
+    buffer = DOUBLE_BUFFER_LAYERS * facts.layer_gib if best.streamed_layers else 0.0
+    parts = vram_breakdown_gib(
+        vram_gib=result.request.hardware.gpu.vram_gib,
+        free_vram_gib=best.free_vram_gib,
+        lora_gib=facts.lora_bytes_per_layer * facts.layers_per_gpu / GIB,
+        buffer_gib=buffer,
+    )
+    return {name: float(gib) for name, gib in parts.items()}
+
+
 def result_to_json(result: TrainResult | InferenceResult) -> dict[str, Any]:
     """The response body: memory in GiB under `_gb` names (the reference's convention)."""
     if isinstance(result, InferenceResult):
@@ -128,6 +149,7 @@ def result_to_json(result: TrainResult | InferenceResult) -> dict[str, Any]:
         **request_to_json(result.request),
         "model_facts": _facts_to_json(result.facts),
         "best": split_to_json(result.best),
+        "vram_breakdown_gb": _vram_breakdown(result),
         "greedy": None if result.greedy is None else split_to_json(result.greedy),
         "curve": [split_to_json(row) for row in result.curve],
         "tie_rule": result.tie_rule,

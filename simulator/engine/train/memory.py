@@ -64,3 +64,18 @@ def activation_bytes(layer: LayerShape, micro_batch: int, seq_len: int) -> float
         + tokens * layer.num_experts * FP32_BYTES
     )
     return FRAGMENTATION_FACTOR * max(peak_attention, peak_mlp)
+
+
+def vram_breakdown_gib(
+    *, vram_gib: float, free_vram_gib: float, lora_gib: float, buffer_gib: float
+) -> dict[str, float]:
+    """Where one GPU's VRAM goes at a split (§6): what is not free, LoRA, the context or the
+    double buffer is resident weights; the free part holds the activations."""
+    held = vram_gib - free_vram_gib
+    return {
+        "resident_weights": held - lora_gib - CUDA_CONTEXT_GIB - buffer_gib,
+        "stream_buffer": buffer_gib,
+        "lora": lora_gib,
+        "cuda_context": CUDA_CONTEXT_GIB,
+        "activations_and_headroom": free_vram_gib,
+    }
