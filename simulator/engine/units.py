@@ -16,6 +16,8 @@ exactly; every other rule converts with `transfer_s`.
 
 from __future__ import annotations
 
+from typing import Any
+
 KIB = 1024
 MIB = 1024**2
 GIB = 1024**3
@@ -48,8 +50,9 @@ def tflops_to_flops_per_s(tflops: float) -> float:
     return tflops * TERA
 
 
-def transfer_s(size_gib: float, gbps: float) -> float:
-    """Seconds to move `size_gib` GiB over a link of `gbps` GB/s (converted)."""
+def transfer_s(size_gib: Any, gbps: Any) -> Any:
+    """Seconds to move `size_gib` GiB over a link of `gbps` GB/s (converted); floats or
+    NumPy arrays alike, with the same operations in the same order."""
     return size_gib * GIB / (gbps * GB)
 
 

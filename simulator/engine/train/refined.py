@@ -13,6 +13,8 @@ last section replaced, each behind its own switch so its effect can be shown alo
   activation gradients only (compute.backward_flops_per_sequence); the adapters' own FLOPs
   count. The workload's `activation_checkpointing` (reference: always on) sets whether the
   forward is recomputed and whether every layer's activations are kept instead.
+- `decimal_bandwidth`: GiB sizes over decimal GB/s links are converted (units.transfer_s,
+  1.074 s per GiB at 1 GB/s); the reference divides them as they stand.
 
 With every switch off, `refined_curve` reproduces `reference.reference_curve`.
 """
@@ -50,6 +52,7 @@ from simulator.engine.train.transfer import (
 )
 from simulator.engine.train.utilization import utilization_factor
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
+from simulator.engine.units import seed_transfer_s, transfer_s
 
 BACKWARD_PASSES = 3  # backward (2 × forward) plus the checkpoint recompute (1 ×), §5
 # The first load of each pass always stalls a little; call the link the bottleneck only when
@@ -65,6 +68,7 @@ class Refinements:
     timeline: bool = True
     one_f_one_b: bool = True
     frozen_base: bool = True
+    decimal_bandwidth: bool = True
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
@@ -73,7 +77,7 @@ class Refinements:
 ALL_REFINEMENTS = Refinements()
 NO_REFINEMENTS = Refinements(
     layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
-    one_f_one_b=False, frozen_base=False,
+    one_f_one_b=False, frozen_base=False, decimal_bandwidth=False,
 )  # fmt: skip
 
 
@@ -161,13 +165,14 @@ def _transfer_s(
         return {}, SOURCE_NONE
     g, pcie = hw.gpu_count, hw.gpu.pcie_gbps
     nvme_bw = min(pcie, hw.nvme_gbps / g)
+    seconds = transfer_s if refine.decimal_bandwidth else seed_transfer_s
     total = sum(plans[i].gib for i in streamed) * g
     if not refine.partial_ram or total <= hw.pinned_gib:
         bw = pcie if total <= hw.pinned_gib else nvme_bw
-        return {i: plans[i].gib / bw for i in streamed}, (
+        return {i: seconds(plans[i].gib, bw) for i in streamed}, (
             SOURCE_RAM if total <= hw.pinned_gib else SOURCE_NVME)  # fmt: skip
     cached = _cached_layers(plans, streamed, hw.pinned_gib / g)
-    times = {i: plans[i].gib / (pcie if i in cached else nvme_bw) for i in streamed}
+    times = {i: seconds(plans[i].gib, pcie if i in cached else nvme_bw) for i in streamed}
     return times, SOURCE_NVME
 
 

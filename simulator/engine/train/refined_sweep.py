@@ -38,7 +38,7 @@ from simulator.engine.train.transfer import (
 )
 from simulator.engine.train.utilization import MEASURED_NF4_UTILIZATION, MEASURED_TOKENS, PLATEAU
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
-from simulator.engine.units import TERA
+from simulator.engine.units import TERA, transfer_s
 
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
@@ -127,7 +127,8 @@ def _load_s(stage: _Stage, hw: dict[str, Floats], gpus: int) -> tuple[Floats, ND
     from_ram = stage.streamed_gib[:, np.newaxis] * gpus <= pinned  # (R, configuration)
     fast = from_ram[np.newaxis] | _cached(stage, pinned, gpus)
     gib = np.asarray([p.gib for p in stage.plans])[:, np.newaxis, np.newaxis]
-    load = np.where(stage.streamed.T[:, :, np.newaxis], gib / np.where(fast, pcie, nvme_bw), 0.0)
+    bandwidth = np.where(fast, pcie, nvme_bw)
+    load = np.where(stage.streamed.T[:, :, np.newaxis], transfer_s(gib, bandwidth), 0.0)
     source = np.where(stage.streamed_count[:, np.newaxis] == 0, 0, np.where(from_ram, 1, 2))
     return load, source.astype(np.int8)
 
