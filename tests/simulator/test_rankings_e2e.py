@@ -46,7 +46,7 @@ def test_a_queued_ranking_goes_queued_running_done_with_increasing_progress(
     # Serving searches each build's placements one build at a time: seconds of work in
     # chunks of 150 (training runs a whole catalog on the vectorised path in under a second).
     # Not a default workload's context, so no stored ranking answers it at once.
-    body = {"workload": SERVING, "ranking": {}}
+    body = {"workload": SERVING, "ranking": {"budget_usd": 6000}}
 
     response = client.post("/api/simulate", body, format="json")
 
@@ -66,7 +66,7 @@ def test_a_queued_ranking_goes_queued_running_done_with_increasing_progress(
     rows = final["result"]["rows"]
     assert rows
     assert all(row["price_usd"] <= 6000 for row in rows)
-    usd_per_speed = [row["usd_per_tokens_per_s"] for row in rows]
+    usd_per_speed = [row["usd_per_decode_tokens_per_s"] for row in rows]
     assert usd_per_speed == sorted(usd_per_speed)
     assert any(row["pareto"] for row in rows)
 
