@@ -15,7 +15,6 @@ from rest_framework.test import APIClient
 from catalog.models import Part, PriceChangeVia
 from catalog.selectors import price_valid_list
 from catalog.services import price_observation_create, price_observation_withdraw
-from simulator.apis import RANKINGS_STALE_S
 from simulator.models import SimulatedBuild, SimulationRun
 from simulator.services import rankings
 from tests.catalog.factories import GpuFactory
@@ -27,6 +26,8 @@ SMALL = {"kind": "train", "model": "llama-3.1-8b", "quant": "NF4", "seq_len": 10
          "tokens": 50_000_000}  # fmt: skip
 NARROW = {"gpu_count_max": 1, "storage_tiers": ["gen4_x1"]}
 URL = "/api/rankings?model=llama-3.1-8b&quant=NF4"
+# The promise: a staff price change shows in GET /api/rankings within a second.
+SHOWN_WITHIN_S = 1.0
 POLL_S = 0.05
 
 
@@ -82,7 +83,7 @@ def test_a_price_change_shows_in_get_rankings_within_a_second_with_nothing_simul
     )
     after = client.get(URL).json()
     while _row(after, row["signature"])["price_usd"] == row["price_usd"]:
-        assert time.monotonic() - changed < RANKINGS_STALE_S, "the old price outlived 1 s"
+        assert time.monotonic() - changed < SHOWN_WITHIN_S, "the old price outlived 1 s"
         time.sleep(POLL_S)
         after = client.get(URL).json()
 

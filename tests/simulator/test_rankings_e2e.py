@@ -11,11 +11,12 @@ from rest_framework.test import APIClient
 
 from catalog.models import Part
 from catalog.services import price_observation_create
-from simulator.apis import RANKINGS_STALE_S
 from simulator.models import SimulatedBuild, SimulationRun
 from simulator.services import rankings
 
 RUN_TIMEOUT_S = 120.0
+# The promise: a staff price change shows in GET /api/rankings within a second.
+SHOWN_WITHIN_S = 1.0
 POLL_S = 0.1
 GLM = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e", "seq_len": 1024}
 SERVING = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 8192}
@@ -126,7 +127,7 @@ def test_a_price_change_re_ranks_the_default_ranking_within_a_second_with_nothin
     seen_after_s = time.monotonic() - changed
     after = client.get("/api/rankings")
 
-    assert seen_after_s < RANKINGS_STALE_S
+    assert seen_after_s < SHOWN_WITHIN_S
     assert after.status_code == 200
     body = after.json()
     assert body["run_url"] == before["run_url"]
