@@ -6,7 +6,7 @@ from typing import Any
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT, INFER_SORT_FIELDS
 from simulator.services.accuracy import ranking_rows_banded
-from simulator.services.rankings import ranking_view
+from simulator.services.ranking_views import ranking_view
 
 ALL_ROWS = 10**6
 # Orders the ranking service does not keep: fastest or longest first, then cheapest.

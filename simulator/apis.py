@@ -29,7 +29,8 @@ from simulator.serializers import (
     SimulationRunOutputSerializer,
 )
 from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
-from simulator.services.rankings import ranking_create, ranking_result_view, ranking_view
+from simulator.services.ranking_views import ranking_result_view, ranking_view
+from simulator.services.rankings import ranking_create
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import simulation_request_submit
 from simulator.throttles import SimulateAnonThrottle

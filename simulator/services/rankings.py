@@ -13,20 +13,18 @@ version simulates only what is new. Chunks of that hardware are simulated by sep
 (a Celery group), and the task that stores the last chunk merges the candidates with their
 physics into the run's result.
 
-Prices are joined when a ranking is read (`ranking_view`): each row's price from the current
-prices of its parts, $ per (tokens/s), the Pareto frontier, the order and the rank. A staff
-price change therefore shows at once, with nothing simulated again. Which supporting parts a
-candidate uses is chosen (cheapest, at the prices of the time) when its hardware epoch's
-ranking is planned; a later price change re-prices those parts without choosing again.
-A candidate with a part that has no current price is shown unpriced, never estimated.
+Prices are joined when a ranking is read (simulator/services/ranking_views.py): each row's
+price from the current prices of its parts, $ per (tokens/s), the Pareto frontier, the
+order and the rank. A staff price change therefore shows at once, nothing simulated again.
+Which supporting parts a candidate uses is chosen (cheapest, at the prices of the time) when
+its hardware epoch's ranking is planned; a later price change re-prices those parts without
+choosing again. A candidate with a part that has no current price is shown unpriced, never
+estimated.
 """
 
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import date
-from decimal import Decimal
 from typing import Any
 
 from celery import current_app
@@ -37,7 +35,6 @@ from catalog.generator import RAM_TIERS_GB, Candidate, StorageTier
 from catalog.selectors import (
     candidate_build_list,
     catalog_hardware_epoch,
-    part_current_quotes,
     system_candidate_list,
 )
 from simulator.engine import (
@@ -59,18 +56,15 @@ from simulator.ranking import (
     DEFAULT_SORT_BY_KIND,
     INFER,
     SORTS_BY_KIND,
-    SPEED_FIELDS,
     TRAIN,
-    USD_PER_SPEED_FIELDS,
     Row,
-    mark_pareto,
-    sort_rows,
 )
 from simulator.services.cost import (
     ranking_candidate_count,
     simulation_cost_check,
     simulation_request_cost,
 )
+from simulator.services.ranking_views import ranking_view as ranking_view  # re-exported
 from simulator.services.runs import (
     simulation_run_finish,
     simulation_run_get_or_create,
@@ -498,137 +492,3 @@ def ranking_merge(*, run_id: str) -> None:
         "excluded": excluded,
     }
     simulation_run_finish(run_id=run_id, result=result)
-
-
-# --- reading ------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PricedRanking:
-    """A finished ranking at the current prices: the priced rows (Pareto marked), those
-    with an unpriced part, and the date of the newest price used."""
-
-    rows: list[Row]
-    unpriced: list[Row]
-    prices_observed_on: date | None
-
-
-def ranking_priced(*, result: Mapping[str, Any]) -> PricedRanking:
-    """Each row of a finished ranking priced from the current prices of its parts."""
-    kind = result["workload"].get("kind", TRAIN)
-    speed, usd_per_speed = SPEED_FIELDS[kind], USD_PER_SPEED_FIELDS[kind]
-    part_ids = {part["part_id"] for row in result["rows"] for part in row["parts"]}
-    quotes = part_current_quotes(part_ids=sorted(part_ids))
-    rows: list[Row] = []
-    unpriced: list[Row] = []
-    used: set[int] = set()
-    for row in result["rows"]:
-        parts = [
-            {**part, "unit_usd": float(quotes[part["part_id"]][0]) if part["part_id"] in quotes
-             else None}
-            for part in row["parts"]
-        ]  # fmt: skip
-        missing = [part["name"] for part in parts if part["unit_usd"] is None]
-        if missing:
-            reason = "no current price for " + ", ".join(missing)
-            unpriced.append({**row, "parts": parts, "price_usd": None, "reason": reason})
-            continue
-        units = [(quotes[part["part_id"]][0], part["quantity"]) for part in parts]
-        price_usd = float(sum((unit * quantity for unit, quantity in units), Decimal(0)))
-        rows.append({**row, "parts": parts, "price_usd": price_usd,
-                     usd_per_speed: price_usd / row[speed]})  # fmt: skip
-        used.update(part["part_id"] for part in parts)
-    return PricedRanking(
-        rows=mark_pareto(rows, kind=kind),
-        unpriced=unpriced,
-        prices_observed_on=max((quotes[pk][1] for pk in used), default=None),
-    )
-
-
-def ranking_view(
-    *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
-) -> dict[str, Any]:
-    """A finished ranking at the current prices, within a budget (None: the run's own
-    `ranking.budget_usd`, if any) and in an order: the top `limit` rows ranked, and (up to
-    `limit`) the builds not ranked for want of a price. The Pareto frontier is marked over
-    every priced build: filtering by price keeps a prefix of the price order, so the flags
-    stay valid within the budget."""
-    assert run.result is not None
-    result = run.result
-    if budget_usd is None:
-        budget_usd = run.input.get("ranking", {}).get("budget_usd")
-    priced = ranking_priced(result=result)
-    rows = [row for row in priced.rows if budget_usd is None or row["price_usd"] <= budget_usd]
-    ranked = sort_rows(rows, sort=sort, kind=result["workload"].get("kind", TRAIN))
-    observed_on = priced.prices_observed_on
-    return {
-        "workload": result["workload"],
-        "sort": sort,
-        "budget_usd": budget_usd,
-        "prices_observed_on": None if observed_on is None else observed_on.isoformat(),
-        "count": len(ranked),
-        "rows": [{**row, "rank": i} for i, row in enumerate(ranked[:limit], start=1)],
-        "unpriced_count": len(priced.unpriced),
-        "unpriced": priced.unpriced[:limit],
-        "explanation": _view_explanation(result, priced, len(ranked), budget_usd),
-    }
-
-
-def ranking_result_view(*, run: SimulationRun) -> dict[str, Any]:
-    """A finished ranking as its run shows it: every row within the run's own budget, in
-    its own order, at the current prices (the shape the stored result used to have)."""
-    assert run.result is not None
-    options = run.input["ranking"]
-    everything = len(run.result["rows"])
-    view = ranking_view(
-        run=run, budget_usd=options["budget_usd"], sort=options["sort"], limit=everything
-    )
-    return {
-        "workload": view["workload"],
-        "ranking": options,
-        "candidates": run.result["candidates"],
-        "rows": view["rows"],
-        "excluded": run.result["excluded"],
-        "unpriced": view["unpriced"],
-        "explanation": view["explanation"],
-        "prices_observed_on": view["prices_observed_on"],
-    }
-
-
-def _view_explanation(
-    result: Mapping[str, Any], priced: PricedRanking, shown: int, budget_usd: float | None
-) -> str:
-    return _shown_explanation(result, priced, shown, budget_usd) + _unpriced_note(priced)
-
-
-def _shown_explanation(
-    result: Mapping[str, Any], priced: PricedRanking, shown: int, budget_usd: float | None
-) -> str:
-    candidates, runnable = result["candidates"], len(result["rows"])
-    if candidates == 0:
-        return "No catalog build matches the GPU count, storage and RAM options."
-    if runnable == 0:
-        reasons = sorted({item["reason"] for item in result["excluded"]})
-        return "The workload fits no candidate build: " + "; ".join(reasons[:3])
-    if shown and budget_usd is not None:
-        return (
-            f"{shown} of the {len(priced.rows)} priced builds that can run this workload"
-            f" cost ${budget_usd:,.0f} or less."
-        )
-    if shown:
-        return f"{runnable} of {candidates} candidate builds can run this workload."
-    return _no_rows_within(budget_usd)
-
-
-def _unpriced_note(priced: PricedRanking) -> str:
-    if not priced.unpriced:
-        return ""
-    reasons = sorted({row["reason"] for row in priced.unpriced})
-    return (
-        f" {len(priced.unpriced)} more are not ranked for want of a price"
-        f" ({'; '.join(reasons[:3])})."
-    )
-
-
-def _no_rows_within(budget_usd: float | None) -> str:
-    if budget_usd is None:
-        return "No candidate build that can run this workload has a current price."
-    return f"No candidate build that can run this workload costs ${budget_usd:,.0f} or less."

@@ -8,7 +8,7 @@ from django.test import Client
 
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
-from simulator.services.rankings import ranking_view
+from simulator.services.ranking_views import ranking_view
 from tests.frontend.conftest import GLM, ranking_compute
 
 BUILD_A = "seed-a-budget-single-gpu"

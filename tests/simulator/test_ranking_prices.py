@@ -16,7 +16,7 @@ from catalog.models import Part, PriceChangeVia
 from catalog.selectors import price_valid_list
 from catalog.services import price_observation_create, price_observation_withdraw
 from simulator.models import SimulatedBuild, SimulationRun
-from simulator.services import rankings
+from simulator.services import ranking_views, rankings
 from tests.catalog.factories import GpuFactory
 from tests.simulator.conftest import ranking_finish_here
 
@@ -192,11 +192,11 @@ def test_rankings_that_differ_in_budget_or_order_share_what_was_simulated(
     assert SimulatedBuild.objects.count() == simulated
     # The plan holds every candidate; the budget filters when the ranking is read.
     assert len(_plan(second)["candidates"]) == len(_plan(first)["candidates"])
-    view = rankings.ranking_result_view(run=second)
+    view = ranking_views.ranking_result_view(run=second)
     prices = [row["price_usd"] for row in view["rows"]]
     assert prices == sorted(prices)
     assert max(prices) <= 6000 < max(row["price_usd"] for row in _all_rows(second))
 
 
 def _all_rows(run: SimulationRun) -> list[dict[str, Any]]:
-    return rankings.ranking_priced(result=_result(run)).rows
+    return ranking_views.ranking_priced(result=_result(run)).rows

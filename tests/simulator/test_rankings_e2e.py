@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from catalog.models import Part
 from catalog.services import price_observation_create
 from simulator.models import SimulatedBuild, SimulationRun
-from simulator.services import rankings
+from simulator.services import ranking_views, rankings
 
 RUN_TIMEOUT_S = 120.0
 # The promise: a staff price change shows in GET /api/rankings within a second.
@@ -136,7 +136,7 @@ def test_a_price_change_re_ranks_the_default_ranking_within_a_second_with_nothin
     assert run.result is not None
     repriced = next(
         row
-        for row in rankings.ranking_priced(result=run.result).rows
+        for row in ranking_views.ranking_priced(result=run.result).rows
         if row["signature"] == top["signature"]
     )
     assert repriced["price_usd"] == pytest.approx(top["price_usd"] + 9 * gpu_line["unit_usd"])

@@ -9,12 +9,12 @@ from rest_framework.test import APIClient
 from simulator.engine.errors import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import sort_rows
+from simulator.services.ranking_views import ranking_priced
 from simulator.services.rankings import (
     DEFAULT_WORKLOADS,
     ranking_body_normalize,
     ranking_infer_physics,
     ranking_plan,
-    ranking_priced,
 )
 
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}

@@ -1,0 +1,182 @@
+"""Reading a finished ranking at the current prices (docs/model.md, "Rankings: physics apart
+from prices"). A ranking's stored rows hold no price: each read prices every row from the
+current prices of its parts, then marks the Pareto frontier, applies the budget, orders and
+ranks. A row with a part that has no current price is listed unpriced, never estimated.
+"""
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from catalog.selectors import part_current_quotes
+from simulator.models import SimulationRun
+from simulator.ranking import SPEED_FIELDS, TRAIN, USD_PER_SPEED_FIELDS, Row, mark_pareto, sort_rows
+
+# A finished ranking's result never changes, and a whole catalog's is megabytes of JSON
+# (about 50 ms to read and decode): each process keeps the last few it read, so a read at
+# new prices only prices the rows.
+FINISHED_RESULTS_KEPT = 8
+_finished_results: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_finished_results_lock = threading.Lock()
+
+Quotes = dict[int, tuple[Decimal, date]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PricedRanking:
+    """A finished ranking at the current prices: the priced rows (Pareto marked), those
+    with an unpriced part (with the reason), the quotes used, and the newest price's date."""
+
+    rows: list[Row]
+    unpriced: list[Row]
+    quotes: Quotes
+    prices_observed_on: date | None
+
+    def with_unit_prices(self, row: Row) -> Row:
+        """The row with each part's current unit price (None for a part without one)."""
+        parts = [{**part, "unit_usd": self.unit_usd(part["part_id"])} for part in row["parts"]]
+        return {**row, "parts": parts}
+
+    def unit_usd(self, part_id: int) -> float | None:
+        quote = self.quotes.get(part_id)
+        return None if quote is None else float(quote[0])
+
+
+def ranking_result(*, run: SimulationRun) -> dict[str, Any]:
+    """A finished ranking's stored result (kept per process: it never changes)."""
+    key = str(run.pk)
+    with _finished_results_lock:
+        kept = _finished_results.get(key)
+        if kept is not None:
+            _finished_results.move_to_end(key)
+            return kept
+    result = run.result
+    assert result is not None, "a finished ranking has a result"
+    with _finished_results_lock:
+        _finished_results[key] = result
+        while len(_finished_results) > FINISHED_RESULTS_KEPT:
+            _finished_results.popitem(last=False)
+    return result  # type: ignore[no-any-return]
+
+
+def ranking_priced(*, result: Mapping[str, Any]) -> PricedRanking:
+    """Each row of a finished ranking priced from the current prices of its parts."""
+    kind = result["workload"].get("kind", TRAIN)
+    speed, usd_per_speed = SPEED_FIELDS[kind], USD_PER_SPEED_FIELDS[kind]
+    part_ids = {part["part_id"] for row in result["rows"] for part in row["parts"]}
+    quotes = part_current_quotes(part_ids=sorted(part_ids))
+    rows: list[Row] = []
+    unpriced: list[Row] = []
+    used: set[int] = set()
+    for row in result["rows"]:
+        missing = [part["name"] for part in row["parts"] if part["part_id"] not in quotes]
+        if missing:
+            reason = "no current price for " + ", ".join(missing)
+            unpriced.append({**row, "price_usd": None, "reason": reason})
+            continue
+        lines = [(quotes[part["part_id"]][0], part["quantity"]) for part in row["parts"]]
+        price_usd = float(sum((unit * quantity for unit, quantity in lines), Decimal(0)))
+        rows.append({**row, "price_usd": price_usd, usd_per_speed: price_usd / row[speed]})
+        used.update(part["part_id"] for part in row["parts"])
+    return PricedRanking(
+        rows=mark_pareto(rows, kind=kind),
+        unpriced=unpriced,
+        quotes=quotes,
+        prices_observed_on=max((quotes[pk][1] for pk in used), default=None),
+    )
+
+
+def ranking_view(
+    *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
+) -> dict[str, Any]:
+    """A finished ranking at the current prices, within a budget (None: the run's own
+    `ranking.budget_usd`, if any) and in an order: the top `limit` rows ranked, and (up to
+    `limit`) the builds not ranked for want of a price. The Pareto frontier is marked over
+    every priced build: filtering by price keeps a prefix of the price order, so the flags
+    stay valid within the budget."""
+    result = ranking_result(run=run)
+    if budget_usd is None:
+        budget_usd = run.input.get("ranking", {}).get("budget_usd")
+    priced = ranking_priced(result=result)
+    rows = [row for row in priced.rows if budget_usd is None or row["price_usd"] <= budget_usd]
+    ranked = sort_rows(rows, sort=sort, kind=result["workload"].get("kind", TRAIN))
+    observed_on = priced.prices_observed_on
+    shown = [
+        {**priced.with_unit_prices(row), "rank": i} for i, row in enumerate(ranked[:limit], start=1)
+    ]
+    return {
+        "workload": result["workload"],
+        "sort": sort,
+        "budget_usd": budget_usd,
+        "prices_observed_on": None if observed_on is None else observed_on.isoformat(),
+        "count": len(ranked),
+        "rows": shown,
+        "unpriced_count": len(priced.unpriced),
+        "unpriced": [priced.with_unit_prices(row) for row in priced.unpriced[:limit]],
+        "explanation": _view_explanation(result, priced, len(ranked), budget_usd),
+    }
+
+
+def ranking_result_view(*, run: SimulationRun) -> dict[str, Any]:
+    """A finished ranking as its run shows it: every row within the run's own budget, in
+    its own order, at the current prices (the shape the stored result used to have)."""
+    result = ranking_result(run=run)
+    options = run.input["ranking"]
+    view = ranking_view(
+        run=run, budget_usd=options["budget_usd"], sort=options["sort"], limit=len(result["rows"])
+    )
+    return {
+        "workload": view["workload"],
+        "ranking": options,
+        "candidates": result["candidates"],
+        "rows": view["rows"],
+        "excluded": result["excluded"],
+        "unpriced": view["unpriced"],
+        "explanation": view["explanation"],
+        "prices_observed_on": view["prices_observed_on"],
+    }
+
+
+def _view_explanation(
+    result: Mapping[str, Any], priced: PricedRanking, shown: int, budget_usd: float | None
+) -> str:
+    return _shown_explanation(result, priced, shown, budget_usd) + _unpriced_note(priced)
+
+
+def _shown_explanation(
+    result: Mapping[str, Any], priced: PricedRanking, shown: int, budget_usd: float | None
+) -> str:
+    candidates, runnable = result["candidates"], len(result["rows"])
+    if candidates == 0:
+        return "No catalog build matches the GPU count, storage and RAM options."
+    if runnable == 0:
+        reasons = sorted({item["reason"] for item in result["excluded"]})
+        return "The workload fits no candidate build: " + "; ".join(reasons[:3])
+    if shown and budget_usd is not None:
+        return (
+            f"{shown} of the {len(priced.rows)} priced builds that can run this workload"
+            f" cost ${budget_usd:,.0f} or less."
+        )
+    if shown:
+        return f"{runnable} of {candidates} candidate builds can run this workload."
+    return _no_rows_within(budget_usd)
+
+
+def _unpriced_note(priced: PricedRanking) -> str:
+    if not priced.unpriced:
+        return ""
+    reasons = sorted({row["reason"] for row in priced.unpriced})
+    return (
+        f" {len(priced.unpriced)} more are not ranked for want of a price"
+        f" ({'; '.join(reasons[:3])})."
+    )
+
+
+def _no_rows_within(budget_usd: float | None) -> str:
+    if budget_usd is None:
+        return "No candidate build that can run this workload has a current price."
+    return f"No candidate build that can run this workload costs ${budget_usd:,.0f} or less."
