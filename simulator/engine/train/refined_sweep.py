@@ -42,6 +42,10 @@ from simulator.engine.units import TERA, transfer_s
 
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
+# The (layer, R, configuration) arrays grow as L² per configuration: configurations are taken
+# in slices of at most this many elements per array (32 MiB of float64), so a model of many
+# layers cannot exhaust a worker's memory.
+ELEMENTS_PER_ARRAY = 4_000_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -168,8 +172,9 @@ def _sequential_sum(values: Floats) -> Floats:
     return total
 
 
-def _group(workload: TrainWorkload, configs: list[Hardware], gpus: int) -> list[SplitResult | None]:
-    stage = _stage(workload, gpus)
+def _group(
+    workload: TrainWorkload, configs: list[Hardware], gpus: int, stage: _Stage
+) -> list[SplitResult | None]:
     hw = {
         name: np.asarray([value(h) for h in configs], dtype=np.float64)
         for name, value in HARDWARE_COLUMNS.items()
@@ -250,8 +255,12 @@ def refined_best_splits(
     """The best refined split of each configuration (None where nothing fits), in order."""
     answers: list[SplitResult | None] = [None] * len(hardware)
     for gpus in sorted({h.gpu_count for h in hardware}):
+        stage = _stage(workload, gpus)
         members = [i for i, h in enumerate(hardware) if h.gpu_count == gpus]
-        group = _group(workload, [hardware[i] for i in members], gpus)
-        for i, answer in zip(members, group, strict=True):
-            answers[i] = answer
+        size = max(1, ELEMENTS_PER_ARRAY // (len(stage.plans) * (len(stage.plans) + 1)))
+        for start in range(0, len(members), size):
+            part = members[start : start + size]
+            group = _group(workload, [hardware[i] for i in part], gpus, stage)
+            for i, answer in zip(part, group, strict=True):
+                answers[i] = answer
     return answers

@@ -13,6 +13,7 @@ from simulator.engine.formats.training import quant_format
 from simulator.engine.io.train_request import SimulationRequest
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
+from simulator.engine.train import refined_sweep
 from simulator.engine.train.batch import best_splits
 from simulator.engine.train.hardware import Hardware, default_pinned_gib, gpu_spec
 from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
@@ -87,3 +88,17 @@ def test_no_configurations_give_no_answers() -> None:
     workload = TrainWorkload(model=load_model("glm-4.7"), quant=quant_format("NF4"))
 
     assert best_splits(workload, []) == []
+
+
+def test_refined_answers_do_not_depend_on_how_the_configurations_are_sliced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    workload = TrainWorkload(
+        model=load_model("glm-4.7"), quant=quant_format("NF4d+NF2e"), mode=MODE_REFINED
+    )
+    grid = catalog_grid()[::REFINED_SAMPLE]
+    whole = [as_comparable(answer) for answer in best_splits(workload, grid)]
+
+    monkeypatch.setattr(refined_sweep, "ELEMENTS_PER_ARRAY", 1)  # one configuration a slice
+
+    assert [as_comparable(answer) for answer in best_splits(workload, grid)] == whole
