@@ -256,6 +256,11 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 SIMULATE_MAX_COST_UNITS = env.int("SIMULATE_MAX_COST_UNITS", default=2_000_000_000)
 # Ranking runs that may wait (queued or running) before new ones are refused with 429.
 RANKING_QUEUE_MAX = env.int("RANKING_QUEUE_MAX", default=20)
+# Candidate builds per ranking task (simulator/services/rankings.py): training runs on the
+# engine's vectorised batch path (500 builds in tens of milliseconds), serving searches
+# placements build by build. Enough work per task to dwarf the broker round trip.
+RANKING_CHUNK_SIZE_TRAIN = env.int("RANKING_CHUNK_SIZE_TRAIN", default=500)
+RANKING_CHUNK_SIZE_INFER = env.int("RANKING_CHUNK_SIZE_INFER", default=150)
 # POST /api/simulate requests one web process works on at once; the rest wait up to
 # SIMULATE_SLOT_WAIT_S, then get 503 with Retry-After (simulator/concurrency.py).
 SIMULATE_CONCURRENCY = env.int("SIMULATE_CONCURRENCY", default=1)

@@ -71,11 +71,6 @@ from simulator.services.runs import (
     simulation_run_record_chunk,
 )
 
-# Hardware simulated per chunk: enough work per task to dwarf the broker round trip.
-# Training runs on the engine's vectorised batch path (500 builds in tens of milliseconds,
-# refined mode included), so a whole catalog is a few tasks the workers share; serving
-# searches placements build by build.
-CHUNK_SIZE_BY_KIND = {TRAIN: 500, INFER: 150}
 # Options that only choose how a finished ranking is shown, not what is simulated.
 VIEW_OPTIONS = ("budget_usd", "sort")
 MAX_GPU_COUNT = 8
@@ -295,6 +290,14 @@ def simulated_signatures(
     return set(stored.values_list("hardware_signature", flat=True))
 
 
+def ranking_chunk_size(*, kind: str) -> int:
+    """Candidates per task (RANKING_CHUNK_SIZE_TRAIN, RANKING_CHUNK_SIZE_INFER)."""
+    size: int = (
+        settings.RANKING_CHUNK_SIZE_INFER if kind == INFER else settings.RANKING_CHUNK_SIZE_TRAIN
+    )
+    return size
+
+
 def _ranking_plan_for(run: SimulationRun) -> dict[str, Any]:
     """The run's candidates (without their hardware) and the hardware still to simulate."""
     items = ranking_plan(options=run.input["ranking"])
@@ -312,7 +315,7 @@ def _ranking_plan_for(run: SimulationRun) -> dict[str, Any]:
         "candidates": items,
         "workload_hash": workload_hash,
         "pending": pending,
-        "chunk_size": CHUNK_SIZE_BY_KIND[run.input["workload"].get("kind", TRAIN)],
+        "chunk_size": ranking_chunk_size(kind=run.input["workload"].get("kind", TRAIN)),
     }
 
 

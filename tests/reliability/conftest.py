@@ -48,6 +48,8 @@ PROCESS_ENV = {
     "CELERY_UNACKED_RESTORE_INTERVAL_S": "1",
     "RUN_SWEEP_INTERVAL_S": str(SWEEP_INTERVAL_S),
     "RUN_SWEEP_STALE_AFTER_S": str(STALE_AFTER_S),
+    # Tasks of a few seconds each for the rankings of tests/reliability/runs.py.
+    "RANKING_CHUNK_SIZE_TRAIN": "170",
     "CELERY_TASK_SOFT_TIME_LIMIT_S": "30",
     "CELERY_TASK_TIME_LIMIT_S": "40",
 }

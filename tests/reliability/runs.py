@@ -1,6 +1,8 @@
-"""Rankings small enough for the fault tests (a few seconds of work each) and the checks
+"""Rankings sized for the fault tests (a few seconds of work per task) and the checks
 that a finished one holds exactly one complete result."""
 
+import json
+from importlib import resources
 from typing import Any
 from uuid import UUID
 
@@ -8,10 +10,18 @@ from simulator.models import RunStatus, SimulationRun
 from simulator.services.rankings import ranking_create
 from tests.reliability.conftest import wait_for
 
-# Refined mode simulates each build's pipeline: 1-GPU builds make 3 chunks of ~2 s each.
+# Seconds of work per task: GLM-4.7's layer shape 400 layers deep in refined mode, whose
+# per-layer timeline costs each build about 10 ms on the batch path (the (layer x resident
+# count) arrays grow as L squared); with RANKING_CHUNK_SIZE_TRAIN=170 (conftest.PROCESS_ENV)
+# the 340 1-GPU builds make 2 chunks of 1.6 s each on an idle machine.
+DEEP_LAYERS = 400
+_GLM = json.loads(
+    resources.files("simulator.engine").joinpath("data/models/glm-4.7.json").read_text("utf-8")
+)
 WORKLOAD = {
     "kind": "train",
-    "model": "glm-4.7",
+    "model": "glm-4.7-deep",
+    "model_config": {**_GLM, "num_hidden_layers": DEEP_LAYERS},
     "quant": "NF4d+NF2e",
     "seq_len": 1024,
     "mode": "refined",
