@@ -110,7 +110,7 @@ def _named(
     """The object form of a device given by name (a string) or as an object, and its record
     in the device table when it names one."""
     if isinstance(value, str):
-        return {"name": value}, require_device(kind, value, field=path)
+        return {}, require_device(kind, value, field=path)
     if not isinstance(value, Mapping):
         raise EngineInputError(field=path, message="must be a name or an object")
     require_known_fields(value, known_fields, path)

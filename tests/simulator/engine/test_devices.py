@@ -80,6 +80,7 @@ def test_a_named_cpu_has_the_bandwidth_of_every_channel_at_its_rated_speed() -> 
 
     cpu = parse_cpu("epyc-9124")
 
+    assert cpu.name == "EPYC 9124"  # the table's name, whichever key named it
     # 12 channels x 4800 MT/s x 8 bytes = 460.8 GB/s
     assert cpu.mem_gbps == pytest.approx(12 * 4800 * 8 / 1000)
     assert cpu.mem_gbps == ddr_gbps(channels=epyc.memory_channels, speed_mts=4800)
