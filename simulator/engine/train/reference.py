@@ -70,6 +70,11 @@ class SplitResult:
     transfer_source: str
 
 
+def overhead_pct(*, step_s: float, bubble_s: float, compute_s: float) -> float:
+    """§8: the share by which a step outlasts its compute, the pipeline bubble aside."""
+    return max(0.0, (step_s - bubble_s) / compute_s - 1.0) * 100.0
+
+
 def reference_costs(workload: TrainWorkload) -> LayerCosts:
     layer = reference_layer(workload.model)
     return LayerCosts(
@@ -124,7 +129,7 @@ def evaluate_split(
         transfer_s=transfer,
         bubble_s=bubble,
         step_s=step,
-        overhead_pct=max(0.0, (step - bubble) / compute - 1.0) * 100.0,
+        overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
         tokens_per_s=m * micro_batch * workload.seq_len / step,
         bottleneck=bound,
         transfer_source=source,

@@ -41,7 +41,7 @@ from simulator.engine.train.memory import (
     layers_per_gpu,
     micro_batch_for,
 )
-from simulator.engine.train.reference import GREEDY_MIN_FREE_GIB, SplitResult
+from simulator.engine.train.reference import GREEDY_MIN_FREE_GIB, SplitResult, overhead_pct
 from simulator.engine.train.timeline import LayerEvent, Timeline
 from simulator.engine.train.transfer import (
     LOADS_PER_MICRO_BATCH,
@@ -291,7 +291,7 @@ def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: i
         transfer_s=transfer,
         bubble_s=bubble,
         step_s=step,
-        overhead_pct=max(0.0, (step - bubble) / compute - 1.0) * 100.0,
+        overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
         tokens_per_s=m * batch * workload.seq_len / step,
         bottleneck=limiting_link(
             source, pcie_gbps=hw.gpu.pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from simulator.engine.train.hardware import Hardware
 from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS
-from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult
+from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult, overhead_pct
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     STALL_TOLERANCE,
@@ -242,7 +242,7 @@ def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload
         transfer_s=transfer,
         bubble_s=bubble,
         step_s=step,
-        overhead_pct=max(0.0, (step - bubble) / compute - 1.0) * 100.0,
+        overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
         tokens_per_s=float(tokens[r]),
         bottleneck=("nvme" if nvme_limits else "pcie") if link_bound else "compute",
         transfer_source=source,
