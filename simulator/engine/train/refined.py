@@ -149,12 +149,18 @@ class _Split:
     batch: int
 
 
-def _free_gib(plans: list[LayerPlan], resident: frozenset[int], vram_gib: float) -> float:
+def held_gib(plans: list[LayerPlan], resident: frozenset[int]) -> float:
+    """VRAM a split holds before activations: resident weights, the double buffer (two of
+    the largest streamed layer) if anything streams, LoRA of every layer, the context."""
     streamed = [p.gib for i, p in enumerate(plans) if i not in resident]
     buffer = DOUBLE_BUFFER_LAYERS * max(streamed) if streamed else 0.0
     weights = sum(p.gib for i, p in enumerate(plans) if i in resident)
     fixed = sum(p.lora_gib for p in plans) + CUDA_CONTEXT_GIB
-    return vram_gib - (weights + buffer + fixed)
+    return weights + buffer + fixed
+
+
+def _free_gib(plans: list[LayerPlan], resident: frozenset[int], vram_gib: float) -> float:
+    return vram_gib - held_gib(plans, resident)
 
 
 def _transfer_s(

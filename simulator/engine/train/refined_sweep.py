@@ -12,7 +12,7 @@ floating-point results, and so the tie rule's picks, are the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,23 +20,25 @@ import numpy as np
 from numpy.typing import NDArray
 
 from simulator.engine.train.hardware import Hardware
-from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS
 from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult, overhead_pct
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     STALL_TOLERANCE,
     LayerPlan,
     activation_gib_per_sequence,
+    held_gib,
     resident_order,
     stage_layers,
 )
+from simulator.engine.train.sweep import HardwareBatch
 from simulator.engine.train.transfer import (
     LOADS_PER_MICRO_BATCH,
     SOURCE_NONE,
     SOURCE_NVME,
     SOURCE_RAM,
+    limiting_link,
 )
-from simulator.engine.train.utilization import MEASURED_NF4_UTILIZATION, MEASURED_TOKENS, PLATEAU
+from simulator.engine.train.utilization import utilization_factors
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
 from simulator.engine.units import TERA, transfer_s
 
@@ -66,16 +68,13 @@ def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
     plans = stage_layers(workload, gpu_count, ALL_REFINEMENTS)
     count = len(plans)
     order = resident_order(plans)
-    fixed = sum(p.lora_gib for p in plans) + CUDA_CONTEXT_GIB
     streamed = np.ones((count + 1, count), dtype=bool)
     held, streamed_gib, largest = [], [], []
     for r in range(count + 1):
         resident = frozenset(order[:r])
         streamed[r, list(resident)] = False
         sizes = [p.gib for i, p in enumerate(plans) if i not in resident]
-        buffer = DOUBLE_BUFFER_LAYERS * max(sizes) if sizes else 0.0
-        weights = sum(p.gib for i, p in enumerate(plans) if i in resident)
-        held.append(weights + buffer + fixed)  # refined._free_gib's order
+        held.append(held_gib(plans, resident))
         streamed_gib.append(sum(sizes))
         largest.append(max(sizes) if sizes else 0.0)
     return _Stage(
@@ -88,14 +87,6 @@ def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
         largest_streamed_gib=np.asarray(largest),
         per_sequence_gib=activation_gib_per_sequence(plans, workload.activation_checkpointing),
     )
-
-
-def _utilization_factor(tokens: Floats) -> Floats:
-    """utilization.utilization_factor, elementwise."""
-    x = np.log2(np.clip(tokens, MEASURED_TOKENS[0], MEASURED_TOKENS[-1]))
-    measured = np.interp(x, np.log2(MEASURED_TOKENS), MEASURED_NF4_UTILIZATION)
-    factor: Floats = measured / PLATEAU
-    return factor
 
 
 def _cached(stage: _Stage, pinned_gib: Floats, gpus: int) -> Bools:
@@ -123,10 +114,10 @@ def _cached(stage: _Stage, pinned_gib: Floats, gpus: int) -> Bools:
     return streamed
 
 
-def _load_s(stage: _Stage, hw: dict[str, Floats], gpus: int) -> tuple[Floats, NDArray[np.int8]]:
+def _load_s(stage: _Stage, hw: HardwareBatch, gpus: int) -> tuple[Floats, NDArray[np.int8]]:
     """Seconds to load each layer once (layer, R, configuration; 0 where resident) and the
     source of each pair (index into SOURCES)."""
-    pcie, nvme, pinned = hw["pcie_gbps"], hw["nvme_gbps"], hw["pinned_gib"]
+    pcie, nvme, pinned = hw.pcie_gbps, hw.nvme_gbps, hw.pinned_gib
     nvme_bw = np.minimum(pcie, nvme / gpus)
     from_ram = stage.streamed_gib[:, np.newaxis] * gpus <= pinned  # (R, configuration)
     fast = from_ram[np.newaxis] | _cached(stage, pinned, gpus)
@@ -175,19 +166,16 @@ def _sequential_sum(values: Floats) -> Floats:
 def _group(
     workload: TrainWorkload, configs: list[Hardware], gpus: int, stage: _Stage
 ) -> list[SplitResult | None]:
-    hw = {
-        name: np.asarray([value(h) for h in configs], dtype=np.float64)
-        for name, value in HARDWARE_COLUMNS.items()
-    }
-    free = hw["vram_gib"] - stage.held_gib[:, np.newaxis]  # (R, configuration)
+    hw = HardwareBatch.from_hardware(configs)
+    free = hw.vram_gib - stage.held_gib[:, np.newaxis]  # (R, configuration)
     with np.errstate(divide="ignore", invalid="ignore"):
         batch = np.where(
             free > 0,
             np.minimum(workload.max_micro_batch, np.floor(free / stage.per_sequence_gib)),
             0,
         )
-    util = workload.utilization * _utilization_factor(batch * workload.seq_len)
-    flops_per_s = hw["bf16_tflops"] * TERA * util * workload.quant.compute_speedup
+    util = workload.utilization * utilization_factors(batch * workload.seq_len)
+    flops_per_s = hw.bf16_tflops * TERA * util * workload.quant.compute_speedup
     fwd_flops = np.asarray([p.forward_flops_per_sequence for p in stage.plans])
     bwd_flops = np.asarray([p.backward_flops_per_sequence for p in stage.plans])
     forward = batch * fwd_flops[:, np.newaxis, np.newaxis] / flops_per_s
@@ -206,15 +194,6 @@ def _group(
     return [_pick(columns, i, configs[i], workload, stage) for i in range(len(configs))]
 
 
-HARDWARE_COLUMNS: dict[str, Callable[[Hardware], float]] = {
-    "vram_gib": lambda h: h.gpu.vram_gib,
-    "bf16_tflops": lambda h: h.gpu.bf16_tflops,
-    "pcie_gbps": lambda h: h.gpu.pcie_gbps,
-    "nvme_gbps": lambda h: h.nvme_gbps,
-    "pinned_gib": lambda h: h.pinned_gib,
-}
-
-
 def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload,
           stage: _Stage) -> SplitResult | None:  # fmt: skip
     """reference.optimal_split over config i's row: the first R within 0.1 % of the best."""
@@ -231,7 +210,6 @@ def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload
     bubble = step - m * makespan
     source = (SOURCE_NONE, SOURCE_RAM, SOURCE_NVME)[int(columns["source"][r, i])]
     link_bound = makespan > compute_mb * (1 + STALL_TOLERANCE)
-    nvme_limits = source == SOURCE_NVME and hw.nvme_gbps / g < hw.gpu.pcie_gbps
     return SplitResult(
         resident_layers=r,
         streamed_layers=per_gpu - r,
@@ -244,7 +222,11 @@ def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload
         step_s=step,
         overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
         tokens_per_s=float(tokens[r]),
-        bottleneck=("nvme" if nvme_limits else "pcie") if link_bound else "compute",
+        bottleneck=limiting_link(
+            source, pcie_gbps=hw.gpu.pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
+        )
+        if link_bound
+        else "compute",
         transfer_source=source,
     )
 

@@ -8,6 +8,7 @@ the request's utilization by measured(T) / measured(plateau), T = B·S tokens pe
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 # seed 000 "NF4 dequant + matmul benchmark": tokens per matmul (B × 1024) → utilization.
 MEASURED_TOKENS = (1024.0, 4096.0, 8192.0, 16384.0)
@@ -15,9 +16,16 @@ MEASURED_NF4_UTILIZATION = (0.813, 0.938, 0.956, 0.966)
 PLATEAU = MEASURED_NF4_UTILIZATION[-1]
 
 
-def utilization_factor(tokens: float) -> float:
-    """measured(T) / plateau, linear in log2 T between the seed's points, 1 beyond the last
-    and held at the first point's value below it (no data under 1024 tokens)."""
+def utilization_factors(tokens: NDArray[np.float64]) -> NDArray[np.float64]:
+    """measured(T) / plateau, elementwise, linear in log2 T between the seed's points, 1
+    beyond the last and held at the first point's value below it (no data under 1024
+    tokens)."""
     x = np.log2(np.clip(tokens, MEASURED_TOKENS[0], MEASURED_TOKENS[-1]))
     measured = np.interp(x, np.log2(MEASURED_TOKENS), MEASURED_NF4_UTILIZATION)
-    return float(measured) / PLATEAU
+    factors: NDArray[np.float64] = measured / PLATEAU
+    return factors
+
+
+def utilization_factor(tokens: float) -> float:
+    """`utilization_factors` of one micro-batch of `tokens` tokens."""
+    return float(utilization_factors(np.asarray(tokens, dtype=np.float64)))
