@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 
 from simulator.engine.calibration.efficiency import RUNTIMES, TORCHTUNE
-from simulator.engine.devices import Cpu, Device, System, find_device, require_device
+from simulator.engine.devices import Cpu, System
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.io.train_request import (
@@ -23,7 +23,8 @@ from simulator.engine.io.train_request import (
     _number,
     _optional_integer,
     _section,
-    named_device_fields,
+    device_figures,
+    model_config_json,
     parse_gpu,
     parse_request,
     require_known_fields,
@@ -104,51 +105,54 @@ def parse_infer_gpu(value: object, count: int) -> InferGpu:
     )
 
 
-def _named(
-    value: object, kind: type[Device], path: str, known_fields: frozenset[str]
-) -> tuple[Mapping[str, object], Device | None]:
-    """The object form of a device given by name (a string) or as an object, and its record
-    in the device table when it names one."""
-    if isinstance(value, str):
-        return {}, require_device(kind, value, field=path)
-    if not isinstance(value, Mapping):
-        raise EngineInputError(field=path, message="must be a name or an object")
-    require_known_fields(value, known_fields, path)
-    name = value.get("name")
-    return value, find_device(kind, name) if isinstance(name, str) else None
+def _cpu_table(device: Cpu) -> dict[str, object]:
+    return {
+        "name": device.name,
+        "cores": device.cores,
+        "mem_gbps": device.mem_gbps,
+        "flops_per_core_cycle": device.flops_per_core_cycle,
+        "ghz": device.all_core_ghz,
+    }
+
+
+def _system_table(device: System) -> dict[str, object]:
+    return {
+        "name": device.name,
+        "mem_gb": device.memory_gb,
+        "mem_gbps": device.mem_bandwidth_gbps,
+        "tflops": device.gpu_tflops,
+    }
 
 
 def parse_cpu(value: object) -> CpuSpec:
+    """A CPU by name from the device table (every memory channel at its rated speed), or an
+    object of its figures."""
     path = "hardware.cpu"
-    value, known = _named(value, Cpu, path, CPU_FIELDS)
-    if known is not None:
-        value = named_device_fields(value, {
-            "name": known.name, "cores": known.cores, "mem_gbps": known.mem_gbps,
-            "flops_per_core_cycle": known.flops_per_core_cycle, "ghz": known.all_core_ghz,
-        })  # fmt: skip
+    figures = device_figures(
+        value, Cpu, path=path, fields=CPU_FIELDS, table=_cpu_table,
+        required=("cores", "mem_gbps", "flops_per_core_cycle", "ghz"),
+    )  # fmt: skip
     return CpuSpec(
-        name=str(value.get("name") or "CPU"),
-        cores=_integer(value, "cores", path, None, upper=MAX_CORES),
-        mem_gbps=_number(value, "mem_gbps", path),
-        flops_per_core_cycle=_number(value, "flops_per_core_cycle", path),
-        ghz=_number(value, "ghz", path, upper=10.0),
+        name=str(figures.get("name") or "CPU"),
+        cores=_integer(figures, "cores", path, None, upper=MAX_CORES),
+        mem_gbps=_number(figures, "mem_gbps", path),
+        flops_per_core_cycle=_number(figures, "flops_per_core_cycle", path),
+        ghz=_number(figures, "ghz", path, upper=10.0),
     )
 
 
 def parse_unified(value: object) -> UnifiedSpec:
     """A whole system (unified memory). A chip-only record has no memory size: `mem_gb`."""
     path = "hardware.unified"
-    value, known = _named(value, System, path, UNIFIED_FIELDS)
-    if known is not None:
-        value = named_device_fields(value, {
-            "name": known.name, "mem_gb": known.memory_gb,
-            "mem_gbps": known.mem_bandwidth_gbps, "tflops": known.gpu_tflops,
-        })  # fmt: skip
+    figures = device_figures(
+        value, System, path=path, fields=UNIFIED_FIELDS, table=_system_table,
+        required=("mem_gb", "mem_gbps", "tflops"),
+    )  # fmt: skip
     return UnifiedSpec(
-        name=str(value.get("name") or "Unified memory"),
-        mem_gib=_number(value, "mem_gb", path),
-        mem_gbps=_number(value, "mem_gbps", path),
-        tflops=_number(value, "tflops", path),
+        name=str(figures.get("name") or "Unified memory"),
+        mem_gib=_number(figures, "mem_gb", path),
+        mem_gbps=_number(figures, "mem_gbps", path),
+        tflops=_number(figures, "tflops", path),
     )
 
 
@@ -173,14 +177,11 @@ def parse_infer_hardware(hardware: Mapping[str, object]) -> InferHardware:
 def parse_infer_request(body: Mapping[str, object]) -> InferenceRequest:
     require_known_fields(body, REQUEST_FIELDS, "")
     workload = _section(body, "workload")
-    inline = workload.get("model_config")
     return InferenceRequest(
         workload=parse_infer_workload(workload),
         hardware=parse_infer_hardware(_section(body, "hardware")),
         quant_spec=json.dumps(workload.get("quant"), sort_keys=True),
-        model_config_json=json.dumps(inline, sort_keys=True)
-        if isinstance(inline, Mapping)
-        else None,
+        model_config_json=model_config_json(workload),
     )
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import difflib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from simulator.engine.devices import Gpu, find_device, require_device
+from simulator.engine.devices import Device, Gpu, find_device, require_device
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import quant_format
 from simulator.engine.model.config import ModelShape, parse_model_config
@@ -188,46 +188,64 @@ def parse_workload(workload: Mapping[str, object]) -> TrainWorkload:
     )
 
 
-GPU_FIGURES = ("vram_gb", "bf16_tflops", "pcie_gbps")
+def device_figures(
+    value: object,
+    kind: type[Device],
+    *,
+    path: str,
+    fields: frozenset[str],
+    table: Callable[[Device], Mapping[str, object]],
+    required: tuple[str, ...],
+) -> Mapping[str, object]:
+    """The figures of a device given by name (slug, name or alias of the device table) or as
+    an object. An object naming a known device takes the table's figures for those it omits;
+    one naming an unknown device without every `required` figure is refused with the closest
+    known names, as a bare unknown name is."""
+    if isinstance(value, str):
+        return table(require_device(kind, value, field=path))
+    if not isinstance(value, Mapping):
+        raise EngineInputError(field=path, message="must be a name or an object")
+    require_known_fields(value, fields, path)
+    name = value.get("name")
+    known = find_device(kind, name) if isinstance(name, str) else None
+    if known is not None:
+        return {**table(known), **{key: v for key, v in value.items() if v is not None}}
+    if isinstance(name, str) and any(value.get(key) is None for key in required):
+        require_device(kind, name, field=f"{path}.name")
+    return value
 
 
-def named_device_fields(
-    value: Mapping[str, object], known: Mapping[str, object]
-) -> dict[str, object]:
-    """An object naming a known device: the table's figures, overridden by those given."""
-    return {**known, **{key: v for key, v in value.items() if v is not None}}
+def _gpu_table(device: Gpu) -> dict[str, object]:
+    spec = gpu_spec(device)
+    return {"name": spec.name, "vram_gb": spec.vram_gib, "bf16_tflops": spec.bf16_tflops,
+            "pcie_gbps": spec.pcie_gbps, "fp4": spec.fp4, "mem_gbps": spec.mem_gbps}  # fmt: skip
 
 
 def parse_gpu(value: object) -> GpuSpec:
-    """A GPU by slug, name or alias of the device table, or an object of its figures (an
-    object whose `name` is in the table takes the table's figures for those it omits)."""
+    """A GPU by name from the device table, or an object of its figures."""
     path = "hardware.gpu"
-    if isinstance(value, str):
-        return gpu_spec(require_device(Gpu, value, field=path))
-    if not isinstance(value, Mapping):
-        raise EngineInputError(field=path, message="must be a GPU name or an object")
-    require_known_fields(value, GPU_FIELDS, path)
-    name = value.get("name")
-    known = find_device(Gpu, name) if isinstance(name, str) else None
-    if known is not None:
-        table = gpu_spec(known)
-        value = named_device_fields(value, {
-            "vram_gb": table.vram_gib, "bf16_tflops": table.bf16_tflops,
-            "pcie_gbps": table.pcie_gbps, "fp4": table.fp4, "mem_gbps": table.mem_gbps,
-        })  # fmt: skip
-    elif isinstance(name, str) and any(value.get(key) is None for key in GPU_FIGURES):
-        require_device(Gpu, name, field=f"{path}.name")  # an unknown name: the closest ones
-    fp4 = value.get("fp4", False)
+    figures = device_figures(
+        value, Gpu, path=path, fields=GPU_FIELDS, table=_gpu_table,
+        required=("vram_gb", "bf16_tflops", "pcie_gbps"),
+    )  # fmt: skip
+    fp4 = figures.get("fp4", False)
     if not isinstance(fp4, bool):
         raise EngineInputError(field=f"{path}.fp4", message="must be true or false")
+    mem_gbps = figures.get("mem_gbps")
     return GpuSpec(
-        name=str(value.get("name") or "GPU"),
-        vram_gib=_number(value, "vram_gb", path),
-        bf16_tflops=_number(value, "bf16_tflops", path),
-        pcie_gbps=_number(value, "pcie_gbps", path),
+        name=str(figures.get("name") or "GPU"),
+        vram_gib=_number(figures, "vram_gb", path),
+        bf16_tflops=_number(figures, "bf16_tflops", path),
+        pcie_gbps=_number(figures, "pcie_gbps", path),
         fp4=fp4,
-        mem_gbps=None if value.get("mem_gbps") is None else _number(value, "mem_gbps", path),
+        mem_gbps=None if mem_gbps is None else _number(figures, "mem_gbps", path),
     )
+
+
+def model_config_json(workload: Mapping[str, object]) -> str | None:
+    """A workload's inline config.json as canonical JSON, kept to echo it back."""
+    inline = workload.get("model_config")
+    return json.dumps(inline, sort_keys=True) if isinstance(inline, Mapping) else None
 
 
 def parse_hardware(hardware: Mapping[str, object]) -> Hardware:
@@ -252,11 +270,8 @@ def parse_request(body: object) -> SimulationRequest:
         raise EngineInputError(field="request", message="must be a JSON object")
     require_known_fields(body, REQUEST_FIELDS, "")
     workload = _section(body, "workload")
-    inline = workload.get("model_config")
     return SimulationRequest(
         workload=parse_workload(workload),
         hardware=parse_hardware(_section(body, "hardware")),
-        model_config_json=json.dumps(inline, sort_keys=True)
-        if isinstance(inline, Mapping)
-        else None,
+        model_config_json=model_config_json(workload),
     )

@@ -10,7 +10,7 @@ from typing import Any
 from simulator.engine.errors import EngineInputError
 from simulator.engine.io.serve_request import INFER, parse_infer_workload
 from simulator.engine.io.serve_result import infer_workload_to_json
-from simulator.engine.io.train_request import parse_workload
+from simulator.engine.io.train_request import model_config_json, parse_workload
 from simulator.engine.io.train_result import train_workload_to_json
 
 
@@ -19,8 +19,7 @@ def workload_to_json(workload: object) -> dict[str, Any]:
     bad field as the whole request's parser would."""
     if not isinstance(workload, Mapping):
         raise EngineInputError(field="workload", message="must be a JSON object")
-    inline = workload.get("model_config")
-    config = json.dumps(inline, sort_keys=True) if isinstance(inline, Mapping) else None
+    config = model_config_json(workload)
     if workload.get("kind") == INFER:
         quant = json.dumps(workload.get("quant"), sort_keys=True)
         return infer_workload_to_json(

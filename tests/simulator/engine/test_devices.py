@@ -121,3 +121,11 @@ def test_a_gib_over_a_gbps_link_takes_longer_than_the_seeds_convention_says() ->
     # units.py: GiB are binary, GB/s decimal; the seed divides them as they stand.
     assert transfer_s(1.0, 1.0) == pytest.approx(GIB / GB)
     assert seed_transfer_s(1.0, 1.0) == 1.0
+
+
+def test_a_cpu_object_with_an_unknown_name_and_missing_figures_lists_the_closest_names() -> None:
+    with pytest.raises(EngineInputError) as caught:
+        parse_cpu({"name": "EPYC 9125", "cores": 16})
+
+    assert caught.value.field == "hardware.cpu.name"
+    assert "EPYC 9124" in caught.value.message
