@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 
-from simulator.engine import QUANT_FORMATS, EngineInputError, model_slugs
+from simulator.engine import QUANT_FORMATS, EngineInputError, json_path, model_slugs
 from simulator.ranking import DEFAULT_SORT
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
@@ -51,12 +51,13 @@ def with_defaults(data: Any, defaults: dict[str, Any]) -> dict[str, Any]:
 
 
 def engine_error_add(form: forms.Form, exc: EngineInputError) -> None:
-    """Put the engine's message on the field its path names, else on the form."""
-    name = ENGINE_FIELD_ALIASES.get(exc.field, exc.field.rsplit(".", 1)[-1])
+    """Put the engine's message on the field its JSON path names, else on the form."""
+    path = json_path(exc.field)
+    name = ENGINE_FIELD_ALIASES.get(path, path.rsplit(".", 1)[-1])
     if name in form.fields:
         form.add_error(name, exc.message)
     else:
-        form.add_error(None, f"{exc.field}: {exc.message}")
+        form.add_error(None, f"{path}: {exc.message}")
 
 
 class WorkloadForm(forms.Form):

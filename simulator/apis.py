@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from catalog.selectors import catalog_price_epoch
 from simulator.concurrency import SimulateBusyError, simulate_slot
-from simulator.engine import EngineInputError
+from simulator.engine import EngineInputError, json_path
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.openapi import SIMULATE_REQUEST
 from simulator.recent_answers import RecentAnswers
@@ -48,11 +48,10 @@ _recent_answers = RecentAnswers(fresh_s=RANKINGS_RECENT_S, stale_s=RANKINGS_STAL
 
 
 def engine_error_response(exc: EngineInputError) -> Response:
+    """The engine's error as a 400 naming the request's JSON path of the bad value."""
+    field = json_path(exc.field)
     return Response(
-        {
-            "detail": f"Invalid input: {exc.field}: {exc.message}",
-            "errors": {exc.field: exc.message},
-        },
+        {"detail": f"Invalid input: {field}: {exc.message}", "errors": {field: exc.message}},
         status=status.HTTP_400_BAD_REQUEST,
     )
 

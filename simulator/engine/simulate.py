@@ -4,14 +4,13 @@ training request and an `InferenceResult` for an inference one."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import overload
+from typing import Any, overload
 
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import require_supported
-from simulator.engine.io.train_request import SimulationRequest
-from simulator.engine.io.train_result import TrainResult
 from simulator.engine.model.layers import moe_layer, reference_layer
-from simulator.engine.serve.inference import InferenceRequest, InferenceResult, simulate_inference
+from simulator.engine.serve.inference import InferenceResult, simulate_inference
+from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS, layers_per_gpu
 from simulator.engine.train.reference import (
@@ -28,7 +27,9 @@ from simulator.engine.train.refined import (
     refined_greedy,
     refined_timeline,
 )
-from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED
+from simulator.engine.train.result import TrainResult
+from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, TrainWorkload
+from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
 
 def minimum_vram_gib(costs: LayerCosts, gpu_count: int) -> float:
@@ -40,17 +41,17 @@ def minimum_vram_gib(costs: LayerCosts, gpu_count: int) -> float:
     return weights + fixed + costs.gib_per_sequence
 
 
-def cannot_fit(request: SimulationRequest, costs: LayerCosts) -> EngineInputError:
+def cannot_fit(request: TrainRequest, costs: LayerCosts) -> EngineInputError:
     w, hw = request.workload, request.hardware
-    need = minimum_vram_gib(costs, hw.gpu_count)
+    need, gpu = minimum_vram_gib(costs, hw.gpu_count), hw.require_gpu()
     message = (
         f"{w.model.display_name} in {w.quant.name} at seq_len {w.seq_len} cannot fit: "
-        f"needs at least {need:.1f} GB per GPU, {hw.gpu.name} has {hw.gpu.vram_gib:g} GB"
+        f"needs at least {need:.1f} GB per GPU, {gpu.name} has {gpu.vram_gib:g} GB"
     )
-    return EngineInputError(field="hardware.gpu.vram_gb", message=message)
+    return EngineInputError(field="hardware.gpu.vram_gib", message=message)
 
 
-def simulate_reference(request: SimulationRequest) -> TrainResult:
+def simulate_reference(request: TrainRequest) -> TrainResult:
     w, hw = request.workload, request.hardware
     costs = reference_costs(w)
     curve = reference_curve(costs, w, hw)
@@ -67,7 +68,7 @@ def simulate_reference(request: SimulationRequest) -> TrainResult:
     )
 
 
-def simulate_refined(request: SimulationRequest) -> TrainResult:
+def simulate_refined(request: TrainRequest) -> TrainResult:
     """Every refinement of `refined.Refinements` on; the best split's timeline as data."""
     w, hw = request.workload, request.hardware
     curve = refined_curve(w, hw, ALL_REFINEMENTS)
@@ -87,24 +88,34 @@ def simulate_refined(request: SimulationRequest) -> TrainResult:
     )
 
 
-SIMULATORS: dict[str, Callable[[SimulationRequest], TrainResult]] = {
+TRAINING_MODES: dict[str, Callable[[TrainRequest], TrainResult]] = {
     MODE_REFERENCE: simulate_reference,
     MODE_REFINED: simulate_refined,
 }
 
 
+def simulate_training(request: TrainRequest) -> TrainResult:
+    """Training in the request's mode, on a GPU that supports its format."""
+    w, gpu = request.workload, request.hardware.require_gpu()
+    require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
+    if w.mode not in TRAINING_MODES:
+        raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
+    return TRAINING_MODES[w.mode](request)
+
+
+# The rules that simulate each kind of workload, by the workload's type.
+SIMULATORS: dict[type, Callable[[Any], TrainResult | InferenceResult]] = {
+    TrainWorkload: simulate_training,
+    InferWorkload: simulate_inference,
+}
+
+
 @overload
-def simulate(request: SimulationRequest) -> TrainResult: ...
+def simulate(request: TrainRequest) -> TrainResult: ...
 @overload
 def simulate(request: InferenceRequest) -> InferenceResult: ...
 @overload
-def simulate(request: SimulationRequest | InferenceRequest) -> TrainResult | InferenceResult: ...
-def simulate(request: SimulationRequest | InferenceRequest) -> TrainResult | InferenceResult:
-    """Simulate one configuration: training in the request's mode, or inference."""
-    if isinstance(request, InferenceRequest):
-        return simulate_inference(request)
-    w, gpu = request.workload, request.hardware.gpu
-    require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
-    if w.mode not in SIMULATORS:
-        raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
-    return SIMULATORS[w.mode](request)
+def simulate(request: SimulationRequest[Any]) -> TrainResult | InferenceResult: ...
+def simulate(request: SimulationRequest[Any]) -> TrainResult | InferenceResult:
+    """Simulate one configuration, with the rules of its workload's kind."""
+    return SIMULATORS[type(request.workload)](request)

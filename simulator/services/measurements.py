@@ -27,6 +27,7 @@ from simulator.engine import (
     Prediction,
     efficiency_to_json,
     fit_shipped,
+    json_path,
     load_efficiency,
     predict_row,
     read_corpus_file,
@@ -151,10 +152,11 @@ def measurement_prediction(measurement: Measurement) -> Prediction:
     try:
         row = row_from_json(measurement.as_corpus_row(), measurement.row_id)
     except EngineInputError as error:
+        reason = f"the row cannot be read: {json_path(error.field)}: {error.message}"
         return Prediction(
             row_id=measurement.row_id, category=measurement.category, modeled=False,
             measured=measurement.value, unit=measurement.unit, predicted=None,
-            signed_error=None, reason=f"the row cannot be read: {error.field}: {error.message}",
+            signed_error=None, reason=reason,
         )  # fmt: skip
     return predict_row(row, load_efficiency())
 

@@ -45,11 +45,12 @@ from simulator.engine import (
     EngineInputError,
     Hardware,
     SplitResult,
+    TrainWorkload,
     best_splits,
+    normalize_workload,
     parse_hardware,
     parse_workload,
     placement_search,
-    workload_to_json,
 )
 from simulator.models import RunKind, RunStatus, SimulatedBuild, SimulationRun
 from simulator.ranking import (
@@ -168,7 +169,7 @@ def _infer_workload_normalize(workload: Mapping[str, Any]) -> dict[str, Any]:
     if placement not in (AUTO, *PLACEMENTS):
         choices = [AUTO, *PLACEMENTS]
         raise EngineInputError(field="workload.placement", message=f"must be one of {choices}")
-    normalized = workload_to_json({**workload, "placement": PLACEMENTS[0]})
+    normalized = normalize_workload({**workload, "placement": PLACEMENTS[0]})
     return {**normalized, "placement": placement}
 
 
@@ -183,7 +184,7 @@ def ranking_body_normalize(body: Mapping[str, Any]) -> dict[str, Any]:
         }
     # The engine validates and normalizes the workload; each build's hardware comes later.
     return {
-        "workload": workload_to_json(workload),
+        "workload": normalize_workload(workload),
         "ranking": ranking_options_normalize(body.get("ranking")),
     }
 
@@ -347,7 +348,9 @@ def ranking_train_physics(
         except EngineInputError as exc:
             configs.append(exc)
     runnable = [config for config in configs if isinstance(config, Hardware)]
-    best = iter(best_splits(parse_workload(workload), runnable))
+    train = parse_workload(workload)
+    assert isinstance(train, TrainWorkload)  # a training ranking's stored workload
+    best = iter(best_splits(train, runnable))
     answers: list[Row | EngineInputError] = []
     for item, config in zip(hardware, configs, strict=True):
         answer = config if isinstance(config, EngineInputError) else next(best)

@@ -28,7 +28,7 @@ from simulator.engine import (
     ENGINE_VERSION,
     INFER,
     EngineInputError,
-    parse_any_request,
+    parse_request,
     placement_search,
     request_to_json,
     require_known_fields,
@@ -84,7 +84,7 @@ def _computable() -> Iterator[None]:
 def simulation_single_compute(body: dict[str, Any]) -> dict[str, Any]:
     """The engine's full result, plus cost figures when the body names a priced build."""
     with _computable():
-        result = result_to_json(simulate(parse_any_request(_engine_body(body))))
+        result = result_to_json(simulate(parse_request(_engine_body(body))))
     # JSON (and PostgreSQL) have no infinity: a non-finite result is refused too.
     overflow = _non_finite_path(result)
     if overflow is not None:
@@ -116,7 +116,7 @@ def _is_auto_inference(body: Mapping[str, Any]) -> bool:
 def _normalized(body: Mapping[str, Any]) -> dict[str, Any]:
     """The request with defaults filled in; "auto" placement replaced by the winner."""
     if not _is_auto_inference(body):
-        return request_to_json(parse_any_request(body))
+        return request_to_json(parse_request(body))
     with _computable():
         search = placement_search(workload=body["workload"], hardware=body["hardware"])
     if search.best is None:

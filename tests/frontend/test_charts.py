@@ -3,8 +3,7 @@
 import pytest
 
 from frontend import charts
-from simulator.engine.io.train_request import parse_request
-from simulator.engine.io.train_result import result_to_json
+from simulator.engine import parse_request, result_to_json
 from simulator.engine.simulate import simulate
 
 GLM = {"model": "glm-4.7", "quant": "NF4d+NF2e", "seq_len": 1024, "tokens": 50_000_000}

@@ -25,15 +25,14 @@ from simulator.engine.calibration.efficiency import (
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
 from simulator.engine.formats.weights import weight_scheme
-from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
-from simulator.engine.serve.hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
-from simulator.engine.serve.inference import DEFAULT_UBATCH, InferenceRequest, InferWorkload
-from simulator.engine.train.hardware import GpuSpec, Hardware
+from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
 from simulator.engine.train.memory import GIB
 from simulator.engine.train.refined import resident_peak_gib
 from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
+from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
 # llama-bench's tgN reports the mean over N generated tokens, so the mean context is N/2
 # past the depth (as seed 002's rows are read, tests/simulator/engine/test_inference_seeds.py).
@@ -87,7 +86,7 @@ class InferSetup:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrainSetup:
-    request: SimulationRequest
+    request: TrainRequest
     runtime: str
 
 
@@ -224,16 +223,10 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int]:
     raise NotModeled(f"workload phase {phase!r} is not prefill or decode of one sequence")
 
 
-def _infer_gpu(row: MeasurementRow) -> InferGpu:
+def _gpus(row: MeasurementRow) -> tuple[GpuSpec, int]:
+    """The row's GPU model from the device table, and how many."""
     device = _match(Gpu, str(row.hardware["gpu"]))
-    return InferGpu(
-        name=device.name,
-        vram_gib=float(device.vram_gb),
-        mem_gbps=float(device.mem_bandwidth_gbps),
-        tflops=float(device.bf16_tflops),
-        count=int(row.hardware.get("gpu_count", 1) or 1),
-        pcie_gbps=device.pcie_gbps,
-    )
+    return gpu_spec(device), int(row.hardware.get("gpu_count", 1) or 1)
 
 
 def _cpu(row: MeasurementRow) -> tuple[CpuSpec, float]:
@@ -269,15 +262,18 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
     phase, tokens = _phase_tokens(row)
     batch = int(row.workload.get("batch", 1) or 1)
     if row.hardware.get("soc") or row.hardware.get("system"):
-        hardware, placement = InferHardware(unified=_unified(row)), "unified"
+        hardware, placement = Hardware(unified=_unified(row), ram_gib=0.0), "unified"
     elif runtime == KTRANSFORMERS:
-        gpu = _infer_gpu(row)
+        gpu, count = _gpus(row)
         cpu, ram_gib = _cpu(row)
-        hardware = InferHardware(gpu=gpu, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps)
+        hardware = Hardware(
+            gpu=gpu, gpu_count=count, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps
+        )
         placement = "hybrid"
     else:
-        gpu = _infer_gpu(row)
-        hardware, placement = InferHardware(gpu=gpu, link_gbps=gpu.pcie_gbps), "gpu"
+        gpu, count = _gpus(row)
+        hardware = Hardware(gpu=gpu, gpu_count=count, ram_gib=0.0, link_gbps=gpu.pcie_gbps)
+        placement = "gpu"
     workload = InferWorkload(
         model=model,
         quant=weight_scheme(_quant(row, model.is_moe)),
@@ -290,7 +286,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         else _int_after(r"\bub (\d+)", row.engine) or DEFAULT_UBATCH,
         runtime=runtime,
     )
-    return InferSetup(request=InferenceRequest(workload=workload, hardware=hardware), phase=phase)
+    return InferSetup(request=SimulationRequest(workload=workload, hardware=hardware), phase=phase)
 
 
 def stated_peak_gib(row: MeasurementRow) -> float | None:
@@ -324,7 +320,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     the micro-batch; activation checkpointing as the row's stated peak memory implies."""
     runtime = runtime_of(row)
     method = "QLoRA" if "qlora" in row.quant.lower() else "LoRA"
-    gpu = _infer_gpu(row)
+    gpu, count = _gpus(row)
     w = row.workload
     workload = TrainWorkload(
         model=load_model(model_slug(row)),
@@ -335,17 +331,14 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         mode=MODE_REFINED,
     )
     hardware = Hardware(
-        gpu=GpuSpec(
-            name=gpu.name, vram_gib=gpu.vram_gib, bf16_tflops=gpu.tflops, pcie_gbps=gpu.pcie_gbps
-        ),
-        gpu_count=gpu.count,
+        gpu=gpu,
+        gpu_count=count,
         ram_gib=512.0,
         pinned_gib=480.0,
     )
     workload = replace(workload, activation_checkpointing=checkpointing_of(row, workload, hardware))
-    return TrainSetup(
-        request=SimulationRequest(workload=workload, hardware=hardware), runtime=runtime
-    )
+    request = SimulationRequest(workload=workload, hardware=hardware)
+    return TrainSetup(request=request, runtime=runtime)
 
 
 def row_setup(row: MeasurementRow) -> Setup:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from simulator.engine.io.train_result import TrainResult
 from simulator.engine.train.reference import SplitResult
+from simulator.engine.train.result import TrainResult
 
 CURVE_HEADER = " Res  Str  Free    B   Compute  Transfer     Step    OH%    tok/s"
 
@@ -38,7 +38,7 @@ def _marker(row: SplitResult, result: TrainResult) -> str:
 def _title(result: TrainResult) -> str:
     w, hw = result.request.workload, result.request.hardware
     return (
-        f"{w.model.display_name} | {hw.gpu_count}x {hw.gpu.name} | {w.quant.name} | "
+        f"{w.model.display_name} | {hw.gpu_count}x {hw.require_gpu().name} | {w.quant.name} | "
         f"NVMe {hw.nvme_gbps:g} GB/s, {hw.ram_gib:g}G RAM ({hw.pinned_gib:g}G pinned) | "
         f"S={w.seq_len} | {w.mode} mode"
     )
@@ -55,7 +55,7 @@ def _facts(result: TrainResult) -> list[str]:
     ]
 
 
-def format_report(result: TrainResult) -> str:
+def format_train_report(result: TrainResult) -> str:
     """The trade-off curve with OPTIMAL and GREEDY marked, then the seed's two summary lines."""
     lines = [_title(result), *_facts(result), "", CURVE_HEADER]
     lines += [_row(row) + _marker(row, result) for row in result.curve]

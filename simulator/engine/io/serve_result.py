@@ -6,59 +6,30 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from simulator.engine.io.hardware import hardware_to_json
 from simulator.engine.serve.decode import LocationStep
-from simulator.engine.serve.hardware import DEVICE_CLASSES, GIB, InferHardware
-from simulator.engine.serve.inference import InferenceRequest, InferenceResult, InferWorkload
+from simulator.engine.serve.hardware import DEVICE_CLASSES
+from simulator.engine.serve.inference import InferenceResult
+from simulator.engine.serve.workload import INFER, InferWorkload
+from simulator.engine.units import GIB
 from simulator.engine.version import ENGINE_VERSION
-
-
-def _hardware_to_json(hw: InferHardware) -> dict[str, Any]:
-    body: dict[str, Any] = {"ram_gb": float(hw.ram_gib)}
-    if hw.link_gbps:
-        body["link_gbps"] = float(hw.link_gbps)
-    if hw.gpu is not None:
-        body["gpu"] = {
-            "name": hw.gpu.name,
-            "vram_gb": float(hw.gpu.vram_gib),
-            "mem_gbps": float(hw.gpu.mem_gbps),
-            "bf16_tflops": float(hw.gpu.tflops),
-            "pcie_gbps": float(hw.gpu.pcie_gbps),
-        }
-        body["gpu_count"] = int(hw.gpu.count)
-    if hw.cpu is not None:
-        body["cpu"] = {
-            "name": hw.cpu.name,
-            "cores": int(hw.cpu.cores),
-            "mem_gbps": float(hw.cpu.mem_gbps),
-            "flops_per_core_cycle": float(hw.cpu.flops_per_core_cycle),
-            "ghz": float(hw.cpu.ghz),
-        }
-    if hw.unified is not None:
-        body["unified"] = {
-            "name": hw.unified.name,
-            "mem_gb": float(hw.unified.mem_gib),
-            "mem_gbps": float(hw.unified.mem_gbps),
-            "tflops": float(hw.unified.tflops),
-        }
-    return body
+from simulator.engine.workload import InferenceRequest
 
 
 def inference_request_to_json(request: InferenceRequest) -> dict[str, Any]:
-    """The normalized body: defaults filled in; `parse_any_request` reads it back as is."""
-    workload = infer_workload_to_json(
-        request.workload, quant_spec=request.quant_spec, model_config_json=request.model_config_json
-    )
-    return {"workload": workload, "hardware": _hardware_to_json(request.hardware)}
+    """The normalized body: defaults filled in; `parse_request` reads it back as is."""
+    return {
+        "workload": infer_workload_to_json(request.workload, request.model_config_json),
+        "hardware": hardware_to_json(request.hardware, kind=INFER),
+    }
 
 
-def infer_workload_to_json(
-    w: InferWorkload, *, quant_spec: str | None, model_config_json: str | None
-) -> dict[str, Any]:
+def infer_workload_to_json(w: InferWorkload, model_config_json: str | None) -> dict[str, Any]:
     """The normalized workload section; `parse_infer_workload` reads it back."""
     workload: dict[str, Any] = {
-        "kind": "infer",
+        "kind": INFER,
         "model": w.model.slug,
-        "quant": json.loads(quant_spec) if quant_spec else w.quant.name,
+        "quant": json.loads(w.quant_json) if w.quant_json else w.quant.name,
         "placement": w.placement,
         "context": int(w.context),
         "prompt_tokens": int(w.prompt_tokens),
@@ -104,7 +75,7 @@ def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
     decode, prefill, placement = result.decode, result.prefill, result.placement
     return {
         "engine_version": ENGINE_VERSION,
-        "kind": "infer",
+        "kind": INFER,
         **inference_request_to_json(result.request),
         "placement": placement.name,
         "prefill_tokens_per_s": float(prefill.tokens_per_s),

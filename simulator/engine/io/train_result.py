@@ -1,51 +1,19 @@
-"""JSON-safe views of results: plain Python floats, ints, strings and lists, no NumPy."""
+"""JSON-safe views of training requests and results: plain Python floats, ints, strings
+and lists, no NumPy."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from simulator.engine.io.serve_result import inference_request_to_json, inference_result_to_json
-from simulator.engine.io.train_request import SimulationRequest
-from simulator.engine.serve.inference import InferenceRequest, InferenceResult
+from simulator.engine.io.hardware import hardware_to_json
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, vram_breakdown_gib
 from simulator.engine.train.reference import SplitResult
-from simulator.engine.train.timeline import Timeline
-from simulator.engine.train.workload import TrainWorkload
+from simulator.engine.train.result import ModelFacts, TrainResult
+from simulator.engine.train.workload import TRAIN, TrainWorkload
 from simulator.engine.units import GIB
 from simulator.engine.version import ENGINE_VERSION
-
-SECONDS_PER_HOUR = 3600.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelFacts:
-    params_per_layer: int
-    active_params_per_layer: int
-    expert_fraction: float
-    layer_gib: float
-    lora_params_per_layer: int
-    lora_bytes_per_layer: int
-    num_layers: int
-    layers_per_gpu: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrainResult:
-    request: SimulationRequest
-    facts: ModelFacts
-    best: SplitResult
-    greedy: SplitResult | None
-    curve: tuple[SplitResult, ...]
-    tie_rule: str
-    refinements: tuple[str, ...] = ()
-    timeline: Timeline | None = None
-
-    @property
-    def hours_for_tokens(self) -> float | None:
-        tokens = self.request.workload.tokens
-        return None if tokens is None else tokens / self.best.tokens_per_s / SECONDS_PER_HOUR
+from simulator.engine.workload import TrainRequest
 
 
 def split_to_json(row: SplitResult) -> dict[str, Any]:
@@ -88,27 +56,11 @@ def train_workload_to_json(w: TrainWorkload, model_config_json: str | None) -> d
     return workload
 
 
-def request_to_json(request: SimulationRequest | InferenceRequest) -> dict[str, Any]:
-    """The normalized request body: defaults filled in; `parse_request` (training) or
-    `parse_any_request` (either kind) reads it back as is."""
-    if isinstance(request, InferenceRequest):
-        return inference_request_to_json(request)
-    hw = request.hardware
+def train_request_to_json(request: TrainRequest) -> dict[str, Any]:
+    """The normalized request body: defaults filled in; `parse_request` reads it back."""
     return {
         "workload": train_workload_to_json(request.workload, request.model_config_json),
-        "hardware": {
-            "gpu": {
-                "name": hw.gpu.name,
-                "vram_gb": float(hw.gpu.vram_gib),
-                "bf16_tflops": float(hw.gpu.bf16_tflops),
-                "pcie_gbps": float(hw.gpu.pcie_gbps),
-                "fp4": bool(hw.gpu.fp4),
-            },
-            "gpu_count": int(hw.gpu_count),
-            "nvme_gbps": float(hw.nvme_gbps),
-            "ram_gb": float(hw.ram_gib),
-            "pinned_gb": float(hw.pinned_gib),
-        },
+        "hardware": hardware_to_json(request.hardware, kind=TRAIN),
     }
 
 
@@ -130,7 +82,7 @@ def _vram_breakdown(result: TrainResult) -> dict[str, float]:
     facts, best = result.facts, result.best
     buffer = DOUBLE_BUFFER_LAYERS * facts.layer_gib if best.streamed_layers else 0.0
     parts = vram_breakdown_gib(
-        vram_gib=result.request.hardware.gpu.vram_gib,
+        vram_gib=result.request.hardware.require_gpu().vram_gib,
         free_vram_gib=best.free_vram_gib,
         lora_gib=facts.lora_bytes_per_layer * facts.layers_per_gpu / GIB,
         buffer_gib=buffer,
@@ -138,15 +90,13 @@ def _vram_breakdown(result: TrainResult) -> dict[str, float]:
     return {name: float(gib) for name, gib in parts.items()}
 
 
-def result_to_json(result: TrainResult | InferenceResult) -> dict[str, Any]:
-    """The response body: memory in GiB under `_gb` names (the reference's convention)."""
-    if isinstance(result, InferenceResult):
-        return inference_result_to_json(result)
+def train_result_to_json(result: TrainResult) -> dict[str, Any]:
+    """The response body: memory in GiB under `_gb` names (units.py)."""
     hours = result.hours_for_tokens
     return {
         "engine_version": ENGINE_VERSION,
         "mode": result.request.workload.mode,
-        **request_to_json(result.request),
+        **train_request_to_json(result.request),
         "model_facts": _facts_to_json(result.facts),
         "best": split_to_json(result.best),
         "vram_breakdown_gb": _vram_breakdown(result),

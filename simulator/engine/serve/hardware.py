@@ -1,17 +1,14 @@
-"""Hardware as inference sees it: where weights can live, how fast each place reads them, and
-how much arithmetic each place does; plus the one set of constants per device class.
-
-Bandwidths are GB/s (10⁹ bytes/s) and capacities GiB, as the request gives them.
+"""The hardware (hardware.py) as serving sees it: the places weights can live, how fast each
+reads them and how much arithmetic each does; plus the one set of constants per device class.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-GIB = 1024**3
-GB = 1e9
-TERA = 1e12
-GIGA = 1e9
+from simulator.engine.errors import EngineInputError
+from simulator.engine.hardware import GPU_RESERVE_GIB, LLAMA_CPP, CpuSpec, Hardware, UnifiedSpec
+from simulator.engine.units import GB, GIB, TERA
 
 GPU, CPU, UNIFIED = "gpu", "cpu", "unified"
 LOCATIONS = (GPU, CPU, UNIFIED)
@@ -50,52 +47,6 @@ DEVICE_CLASSES: dict[str, DeviceClass] = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class InferGpu:
-    """`count` identical GPUs; layers split across them (llama.cpp `--split-mode layer`)."""
-
-    name: str
-    vram_gib: float
-    mem_gbps: float
-    tflops: float
-    count: int = 1
-    pcie_gbps: float = 0.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CpuSpec:
-    """`flops_per_core_cycle`: FP32 FLOPs per core per cycle, an FMA counting two."""
-
-    name: str
-    cores: int
-    mem_gbps: float
-    flops_per_core_cycle: float
-    ghz: float
-
-    @property
-    def peak_flops(self) -> float:
-        return self.cores * self.flops_per_core_cycle * self.ghz * GIGA
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UnifiedSpec:
-    """Apple-silicon-style memory shared by CPU and GPU; `tflops` of its GPU (FP16)."""
-
-    name: str
-    mem_gib: float
-    mem_gbps: float
-    tflops: float
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InferHardware:
-    gpu: InferGpu | None = None
-    cpu: CpuSpec | None = None
-    unified: UnifiedSpec | None = None
-    ram_gib: float = 0.0
-    link_gbps: float = 0.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Device:
     """One place weights live: its class, read bandwidth (bytes/s), peak FLOPS and bytes.
     `constants`: the runtime's efficiencies on this class (efficiency.py); None → the
@@ -115,18 +66,19 @@ class Device:
 # Apple caps what the GPU may wire at ~75 % of unified memory by default (Metal's
 # recommendedMaxWorkingSetSize on machines above 36 GB; `iogpu.wired_limit_mb` raises it).
 UNIFIED_GPU_FRACTION = 0.75
-# CUDA context, cuBLAS workspace and llama.cpp compute buffers kept back on each GPU.
-GPU_RESERVE_GIB = 1.0
 
 
-def gpu_device(gpu: InferGpu, constants: DeviceClass | None = None) -> Device:
+def gpu_device(hardware: Hardware, constants: DeviceClass | None = None) -> Device:
     """Layer split: each token visits the GPUs one after another, so one GPU's bandwidth and
     FLOPS set the pace while their memory adds up."""
-    usable = (gpu.vram_gib - GPU_RESERVE_GIB) * gpu.count
+    gpu = hardware.require_gpu()
+    if gpu.mem_gbps is None:
+        raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
+    usable = (gpu.vram_gib - GPU_RESERVE_GIB[LLAMA_CPP]) * hardware.gpu_count
     return Device(
         location=GPU,
         bandwidth_bps=gpu.mem_gbps * GB,
-        peak_flops=gpu.tflops * TERA,
+        peak_flops=gpu.bf16_tflops * TERA,
         capacity_bytes=max(usable, 0.0) * GIB,
         constants=constants,
     )

@@ -14,56 +14,37 @@ from simulator.engine.calibration.efficiency import (
     load_efficiency,
 )
 from simulator.engine.errors import EngineInputError
-from simulator.engine.formats.weights import WeightScheme
-from simulator.engine.model.config import ModelShape
+from simulator.engine.hardware import Hardware
 from simulator.engine.serve.decode import DecodeInputs, DecodeStep, decode_step
 from simulator.engine.serve.hardware import (
     CPU,
-    GIB,
     GPU,
     UNIFIED,
     Device,
-    InferHardware,
     cpu_device,
     gpu_device,
     unified_device,
 )
-from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE, kv_bytes_per_token, max_context
+from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
 from simulator.engine.serve.placement import Placement, model_parts, place
 from simulator.engine.serve.prefill import PrefillRun, prefill_run
+from simulator.engine.units import GIB
+from simulator.engine.workload import InferenceRequest
 
-DEFAULT_CONTEXT = 4096
-DEFAULT_PROMPT_TOKENS = 512
-DEFAULT_UBATCH = 512  # llama.cpp's default -ub
+# The hardware quantity that bounds what each location holds.
 CAPACITY_FIELDS = {
-    GPU: "hardware.gpu.vram_gb",
-    CPU: "hardware.ram_gb",
-    UNIFIED: "hardware.unified.mem_gb",
+    GPU: "hardware.gpu.vram_gib",
+    CPU: "hardware.ram_gib",
+    UNIFIED: "hardware.unified.mem_gib",
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InferWorkload:
-    model: ModelShape
-    quant: WeightScheme
-    placement: str
-    context: int = DEFAULT_CONTEXT
-    prompt_tokens: int = DEFAULT_PROMPT_TOKENS
-    batch: int = 1
-    kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
-    ubatch: int = DEFAULT_UBATCH
-    offload_from_layer: int | None = None  # hybrid: first layer whose experts go to CPU RAM
-    # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
-    # usual one for each device class (efficiency.DEFAULT_RUNTIME).
-    runtime: str | None = None
+class CapacityError(EngineInputError):
+    """What a placement puts in one location does not fit its memory."""
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InferenceRequest:
-    workload: InferWorkload
-    hardware: InferHardware
-    quant_spec: str | None = None  # the request's `quant` as JSON, echoed back
-    model_config_json: str | None = None
+    def __init__(self, *, location: str, message: str) -> None:
+        super().__init__(field=CAPACITY_FIELDS[location], message=message)
+        self.location = location
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,7 +60,7 @@ class InferenceResult:
 
 
 def devices_for(
-    hardware: InferHardware,
+    hardware: Hardware,
     placement: str,
     *,
     runtime: str | None = None,
@@ -93,7 +74,7 @@ def devices_for(
     for location in needs:
         constants = table.device_class(runtime, location)
         if location == GPU and hardware.gpu is not None:
-            devices[GPU] = gpu_device(hardware.gpu, constants)
+            devices[GPU] = gpu_device(hardware, constants)
         elif location == CPU and hardware.cpu is not None:
             devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
         elif location == UNIFIED and hardware.unified is not None:
@@ -115,7 +96,7 @@ def _check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes
                 f"needs {need / GIB:.1f} GB of weights and KV cache in {share.location} memory, "
                 f"has {have / GIB:.1f} GB usable"
             )
-            raise EngineInputError(field=CAPACITY_FIELDS[share.location], message=message)
+            raise CapacityError(location=share.location, message=message)
 
 
 def simulate_inference(

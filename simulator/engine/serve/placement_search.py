@@ -14,14 +14,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.io.serve_request import parse_infer_request
-from simulator.engine.serve.inference import InferenceRequest, InferenceResult, simulate_inference
+from simulator.engine.io.request import parse_request
+from simulator.engine.serve.hardware import GPU
+from simulator.engine.serve.inference import CapacityError, InferenceResult, simulate_inference
 from simulator.engine.serve.placement import model_parts
+from simulator.engine.serve.workload import INFER
+from simulator.engine.workload import InferenceRequest
 
 AUTO = "auto"
 PLACEMENT_ORDER = ("unified", "gpu", "hybrid", "cpu")
-# The error field that says the GPU share (weights plus KV cache) did not fit.
-GPU_CAPACITY_FIELD = "hardware.gpu.vram_gb"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +56,11 @@ def _largest_gpu_share(request: InferenceRequest) -> InferenceResult:
         try:
             simulate_inference(_with(request, offload_from_layer=middle))
             low = middle
-        except EngineInputError as exc:
-            if exc.field != GPU_CAPACITY_FIELD:
-                low = middle  # the GPU share fits; CPU RAM is checked below
-            else:
+        except CapacityError as exc:
+            if exc.location == GPU:
                 high = middle - 1
+            else:
+                low = middle  # the GPU share fits; CPU RAM is checked below
     return simulate_inference(_with(request, offload_from_layer=low))
 
 
@@ -79,8 +80,8 @@ def placement_search(
     """Every placement the hardware offers for this inference workload (or `only` that
     one), best decode first; workload.placement is ignored. Raises EngineInputError for a
     malformed workload or hardware."""
-    body = {"workload": {**workload, "placement": "gpu"}, "hardware": hardware}
-    request = parse_infer_request(body)
+    body = {"workload": {**workload, "kind": INFER, "placement": "gpu"}, "hardware": hardware}
+    request: InferenceRequest = parse_request(body)
     offered = placements_for(hardware)
     if only is not None and only not in offered:
         return PlacementSearch(best=None, tried={only: f"this build has no {only} placement"})

@@ -12,20 +12,24 @@ from collections.abc import Callable, Sequence
 
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import require_supported
-from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.hardware import Hardware
 from simulator.engine.simulate import cannot_fit, simulate
-from simulator.engine.train.hardware import Hardware
 from simulator.engine.train.reference import SplitResult, reference_costs
 from simulator.engine.train.refined_sweep import refined_best_splits
 from simulator.engine.train.sweep import HardwareBatch, sweep
 from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, TrainWorkload
+from simulator.engine.workload import SimulationRequest
 
 BestSplit = SplitResult | EngineInputError
 
 
 def _unsupported(workload: TrainWorkload, hardware: Hardware) -> EngineInputError | None:
     try:
-        require_supported(workload.quant, gpu_name=hardware.gpu.name, gpu_has_fp4=hardware.gpu.fp4)
+        require_supported(
+            workload.quant,
+            gpu_name=hardware.require_gpu().name,
+            gpu_has_fp4=hardware.require_gpu().fp4,
+        )
     except EngineInputError as error:
         return error
     return None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from simulator.engine.formats.training import layer_gib
-from simulator.engine.io.train_result import ModelFacts
+from simulator.engine.hardware import Hardware
 from simulator.engine.model.layers import LayerShape, active_params, expert_params, total_params
 from simulator.engine.model.lora import lora_bytes_per_layer, lora_params_per_layer
-from simulator.engine.train.hardware import Hardware
 from simulator.engine.train.memory import layers_per_gpu
+from simulator.engine.train.result import ModelFacts
 from simulator.engine.train.workload import TrainWorkload
 
 

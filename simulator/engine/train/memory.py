@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 
+from simulator.engine.hardware import GPU_RESERVE_GIB, PYTORCH
 from simulator.engine.model.layers import LayerShape, qkv_width
 
 BF16_BYTES = 2
 FP32_BYTES = 4
 FRAGMENTATION_FACTOR = 1.2  # §4: applied to the peak of one layer
 ALLOCATOR_FACTOR = 1.2  # §4: applied again when fitting B into free VRAM
-CUDA_CONTEXT_GIB = 2.5  # §6
+CUDA_CONTEXT_GIB = GPU_RESERVE_GIB[PYTORCH]  # §6: what PyTorch keeps on each GPU
 DOUBLE_BUFFER_LAYERS = 2  # §6: one layer computing, one arriving
 MAX_MICRO_BATCH = 256  # §4: B is searched in 1..256
 GIB = 1024**3

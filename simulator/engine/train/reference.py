@@ -10,10 +10,10 @@ import math
 from dataclasses import dataclass
 
 from simulator.engine.formats.training import layer_gib
+from simulator.engine.hardware import Hardware
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.lora import lora_bytes_per_layer
 from simulator.engine.train.compute import effective_flops_per_s, train_flops_per_sequence
-from simulator.engine.train.hardware import Hardware
 from simulator.engine.train.memory import (
     CUDA_CONTEXT_GIB,
     DOUBLE_BUFFER_LAYERS,
@@ -92,7 +92,7 @@ def free_vram_gib(costs: LayerCosts, hardware: Hardware, resident_layers: int) -
     per_gpu = layers_per_gpu(costs.num_layers, hardware.gpu_count)
     buffer = DOUBLE_BUFFER_LAYERS * costs.layer_gib if resident_layers < per_gpu else 0.0
     fixed = per_gpu * costs.lora_gib_per_layer + CUDA_CONTEXT_GIB
-    return hardware.gpu.vram_gib - (resident_layers * costs.layer_gib + buffer + fixed)
+    return hardware.require_gpu().vram_gib - (resident_layers * costs.layer_gib + buffer + fixed)
 
 
 def evaluate_split(
@@ -105,12 +105,12 @@ def evaluate_split(
     if micro_batch < 1:
         return None
     flops_per_s = effective_flops_per_s(
-        hardware.gpu.bf16_tflops, workload.utilization, costs.compute_speedup
+        hardware.require_gpu().bf16_tflops, workload.utilization, costs.compute_speedup
     )
     compute_mb = per_gpu * micro_batch * costs.train_flops_per_sequence / flops_per_s
     streamed = per_gpu - resident_layers
     source = transfer_source(streamed, streamed * costs.layer_gib * gpus, hardware.pinned_gib)
-    links = {"pcie_gbps": hardware.gpu.pcie_gbps, "nvme_gbps": hardware.nvme_gbps}
+    links = {"pcie_gbps": hardware.require_gpu().pcie_gbps, "nvme_gbps": hardware.nvme_gbps}
     transfer_mb = 0.0
     if source != SOURCE_NONE:
         bandwidth = link_gbps(source, gpu_count=gpus, **links)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from simulator.engine.formats.training import layer_gib
+from simulator.engine.hardware import Hardware
 from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer
 from simulator.engine.model.lora import lora_bytes_per_layer, lora_params_per_layer
 from simulator.engine.train.compute import (
@@ -32,7 +33,6 @@ from simulator.engine.train.compute import (
     forward_flops_per_sequence,
     lora_forward_flops_per_sequence,
 )
-from simulator.engine.train.hardware import Hardware
 from simulator.engine.train.memory import (
     CUDA_CONTEXT_GIB,
     DOUBLE_BUFFER_LAYERS,
@@ -169,7 +169,7 @@ def _transfer_s(
     """Seconds to load each streamed layer once, and the source ("ram", "nvme" or "none")."""
     if not streamed:
         return {}, SOURCE_NONE
-    g, pcie = hw.gpu_count, hw.gpu.pcie_gbps
+    g, pcie = hw.gpu_count, hw.require_gpu().pcie_gbps
     nvme_bw = min(pcie, hw.nvme_gbps / g)
     seconds = transfer_s if refine.decimal_bandwidth else seed_transfer_s
     total = sum(plans[i].gib for i in streamed) * g
@@ -248,7 +248,7 @@ def evaluate_refined(
 ) -> RefinedSplit | None:
     """One split (the first `resident_count` layers of `resident_order` kept on the GPU)."""
     resident = frozenset(resident_order(plans)[:resident_count])
-    free = _free_gib(plans, resident, hw.gpu.vram_gib)
+    free = _free_gib(plans, resident, hw.require_gpu().vram_gib)
     per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
     batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
     if batch < 1:
@@ -256,7 +256,9 @@ def evaluate_refined(
     util = workload.utilization
     if refine.utilization_curve:
         util *= utilization_factor(batch * workload.seq_len)
-    flops_per_s = effective_flops_per_s(hw.gpu.bf16_tflops, util, workload.quant.compute_speedup)
+    flops_per_s = effective_flops_per_s(
+        hw.require_gpu().bf16_tflops, util, workload.quant.compute_speedup
+    )
     forward_s = [batch * p.forward_flops_per_sequence / flops_per_s for p in plans]
     backward_s = [batch * p.backward_flops_per_sequence / flops_per_s for p in plans]
     compute_mb = sum(forward_s) + sum(backward_s)
@@ -300,7 +302,7 @@ def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: i
         overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
         tokens_per_s=m * batch * workload.seq_len / step,
         bottleneck=limiting_link(
-            source, pcie_gbps=hw.gpu.pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
+            source, pcie_gbps=hw.require_gpu().pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
         )
         if link_bound
         else "compute",
@@ -323,13 +325,13 @@ def refined_greedy(
     plans = stage_layers(workload, hw.gpu_count, refine)
     order = resident_order(plans)
     fits = [r for r in range(len(plans) + 1)
-            if _free_gib(plans, frozenset(order[:r]), hw.gpu.vram_gib) >= 0]  # fmt: skip
+            if _free_gib(plans, frozenset(order[:r]), hw.require_gpu().vram_gib) >= 0]  # fmt: skip
     if not fits:
         return None
     r = max(fits)
     if (
         r < len(plans)
-        and _free_gib(plans, frozenset(order[:r]), hw.gpu.vram_gib) < GREEDY_MIN_FREE_GIB
+        and _free_gib(plans, frozenset(order[:r]), hw.require_gpu().vram_gib) < GREEDY_MIN_FREE_GIB
     ):
         r -= 1
     split = evaluate_refined(plans, workload, hw, r, refine) if r >= 0 else None
@@ -352,10 +354,10 @@ def resident_peak_gib(
     `max_micro_batch` sequences (activations as `activation_checkpointing` keeps them); None
     when that does not fit."""
     plans = stage_layers(workload, hw.gpu_count, refine)
-    free = _free_gib(plans, frozenset(range(len(plans))), hw.gpu.vram_gib)
+    free = _free_gib(plans, frozenset(range(len(plans))), hw.require_gpu().vram_gib)
     per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
     activations = workload.max_micro_batch * per_sequence
-    return None if activations > free else hw.gpu.vram_gib - free + activations
+    return None if activations > free else hw.require_gpu().vram_gib - free + activations
 
 
 def without(refine: Refinements, name: str) -> Refinements:

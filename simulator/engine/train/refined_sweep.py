@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from simulator.engine.train.hardware import Hardware
+from simulator.engine.hardware import Hardware
 from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult, overhead_pct
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
@@ -223,7 +223,7 @@ def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload
         overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
         tokens_per_s=float(tokens[r]),
         bottleneck=limiting_link(
-            source, pcie_gbps=hw.gpu.pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
+            source, pcie_gbps=hw.require_gpu().pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
         )
         if link_bound
         else "compute",

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from simulator.engine.train.hardware import Hardware
+from simulator.engine.hardware import Hardware
 from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS
 from simulator.engine.train.reference import TIE_TOLERANCE, LayerCosts, SplitResult, reference_costs
 from simulator.engine.train.transfer import LOADS_PER_MICRO_BATCH
@@ -56,9 +56,9 @@ class HardwareBatch:
             return np.asarray(values, dtype=np.float64)
 
         return cls(
-            vram_gib=column([h.gpu.vram_gib for h in configs]),
-            bf16_tflops=column([h.gpu.bf16_tflops for h in configs]),
-            pcie_gbps=column([h.gpu.pcie_gbps for h in configs]),
+            vram_gib=column([h.require_gpu().vram_gib for h in configs]),
+            bf16_tflops=column([h.require_gpu().bf16_tflops for h in configs]),
+            pcie_gbps=column([h.require_gpu().pcie_gbps for h in configs]),
             nvme_gbps=column([h.nvme_gbps for h in configs]),
             pinned_gib=column([h.pinned_gib for h in configs]),
             gpu_count=np.asarray([h.gpu_count for h in configs], dtype=np.int64),

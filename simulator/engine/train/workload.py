@@ -12,6 +12,7 @@ from simulator.engine.train.memory import MAX_MICRO_BATCH
 DEFAULT_SEQ_LEN = 1024  # seed 000: every table uses S = 1024
 DEFAULT_UTILIZATION = 0.70  # seed 000 "Simulation parameter"
 MODE_REFERENCE, MODE_REFINED = "reference", "refined"
+TRAIN = "train"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,6 +29,10 @@ class TrainWorkload:
     # Recompute each layer's forward in the backward instead of keeping its activations
     # (seed 000 always does; refined mode may turn it off).
     activation_checkpointing: bool = True
+
+    @property
+    def kind(self) -> str:
+        return TRAIN
 
 
 def pipeline_micro_batches(gpu_count: int, override: int | None = None) -> int:

@@ -16,10 +16,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from simulator.engine import (
     EngineInputError,
-    InferenceResult,
-    format_inference_report,
     format_report,
-    parse_any_request,
+    parse_request,
     result_to_json,
     run_checks,
     simulate,
@@ -41,13 +39,11 @@ class Command(BaseCommand):
         if not options["input"]:
             raise CommandError("give --input request.json (or --validate)")
         try:
-            result = simulate(parse_any_request(_read_body(options["input"])))
+            result = simulate(parse_request(_read_body(options["input"])))
         except EngineInputError as error:
             raise CommandError(f"invalid request: {error}") from error
         if options["json"]:
             self.stdout.write(json.dumps(result_to_json(result), indent=2, allow_nan=False))
-        elif isinstance(result, InferenceResult):
-            self.stdout.write(format_inference_report(result))
         else:
             self.stdout.write(format_report(result))
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from simulator.engine.formats.training import quant_format
-from simulator.engine.model.registry import load_model
-from simulator.engine.train.hardware import (
+from simulator.engine.hardware import (
     NVME_GEN4_RAID0_X4_GBPS,
     NVME_GEN4_X1_GBPS,
     NVME_GEN5_AIC_X4_GBPS,
@@ -14,6 +13,7 @@ from simulator.engine.train.hardware import (
     Hardware,
     seed_gpu,
 )
+from simulator.engine.model.registry import load_model
 from simulator.engine.train.reference import (
     LayerCosts,
     SplitResult,

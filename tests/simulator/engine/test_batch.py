@@ -7,15 +7,15 @@ import itertools
 
 import pytest
 
+from simulator.engine import SimulationRequest
 from simulator.engine.devices import Gpu, devices
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import quant_format
-from simulator.engine.io.train_request import SimulationRequest
+from simulator.engine.hardware import Hardware, default_pinned_gib, gpu_spec
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
 from simulator.engine.train import refined_sweep
 from simulator.engine.train.batch import best_splits
-from simulator.engine.train.hardware import Hardware, default_pinned_gib, gpu_spec
 from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
 
 GPU_COUNTS = (1, 2, 3, 4, 8)

@@ -3,11 +3,10 @@ and the figures a request takes from it."""
 
 import pytest
 
+from simulator.engine import InferWorkload, parse_request
 from simulator.engine.devices import Cpu, Gpu, System, closest_names, devices, find_device
 from simulator.engine.errors import EngineInputError
-from simulator.engine.io.serve_request import parse_any_request, parse_cpu, parse_unified
-from simulator.engine.io.train_request import parse_gpu
-from simulator.engine.serve.inference import InferenceRequest
+from simulator.engine.io.hardware import parse_cpu, parse_gpu, parse_unified
 from simulator.engine.units import GB, GIB, ddr_gbps, pcie_gbps, seed_transfer_s, transfer_s
 
 
@@ -102,14 +101,14 @@ def test_a_chip_without_a_memory_size_asks_for_one() -> None:
 
 
 def test_a_serving_request_runs_on_a_gpu_and_cpu_given_by_name() -> None:
-    request = parse_any_request(
+    request = parse_request(
         {
             "workload": {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M"},
             "hardware": {"gpu": "RTX 3090", "cpu": "EPYC 9124", "ram_gb": 128},
         }
     )
 
-    assert isinstance(request, InferenceRequest)
+    assert isinstance(request.workload, InferWorkload)
     gpu, cpu = request.hardware.gpu, request.hardware.cpu
     assert gpu is not None
     assert gpu.mem_gbps == 936

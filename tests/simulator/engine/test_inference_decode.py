@@ -5,19 +5,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from simulator.engine import SimulationRequest
 from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.hardware import GPU_RESERVE_GIB, LLAMA_CPP, CpuSpec, GpuSpec, Hardware
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.decode import distinct_experts
-from simulator.engine.serve.hardware import (
-    GB,
-    GIB,
-    CpuSpec,
-    InferGpu,
-    InferHardware,
-)
-from simulator.engine.serve.inference import InferenceRequest, InferWorkload, simulate_inference
+from simulator.engine.serve.inference import simulate_inference
+from simulator.engine.serve.workload import InferWorkload
+from simulator.engine.units import GB, GIB
 
 RTOL = 1e-9
 # Llama-3.1-8B config.json
@@ -27,9 +24,10 @@ MLP = LAYERS * 3 * HIDDEN * FFN  # gate, up, down
 LM_HEAD = VOCAB * HIDDEN
 BF16 = 2
 KV_PER_TOKEN = LAYERS * 2 * KV_HEADS * HEAD_DIM * BF16
-GPU = InferGpu(name="test GPU", vram_gib=80, mem_gbps=2000, tflops=400, pcie_gbps=44)
+GPU_MEM_GBPS = 2000.0
+GPU = GpuSpec(name="test GPU", vram_gib=80, mem_gbps=GPU_MEM_GBPS, bf16_tflops=400, pcie_gbps=44)
 CPU = CpuSpec(name="test CPU", cores=32, mem_gbps=400, flops_per_core_cycle=64, ghz=3.0)
-HARDWARE = InferHardware(gpu=GPU, cpu=CPU, ram_gib=512, link_gbps=44)
+HARDWARE = Hardware(gpu=GPU, cpu=CPU, ram_gib=512, link_gbps=44)
 # The shipped constants of the runtime a request without one gets on a GPU (llama.cpp).
 GPU_CLASS = load_efficiency().device_class(None, "gpu")
 
@@ -44,14 +42,14 @@ def llama_8b(placement="gpu", *, context=8192, batch=1, prompt=1024, quant="BF16
         prompt_tokens=prompt,
         ubatch=512,
     )
-    return simulate_inference(InferenceRequest(workload=workload, hardware=HARDWARE))
+    return simulate_inference(SimulationRequest(workload=workload, hardware=HARDWARE))
 
 
 def test_decode_reads_every_dense_weight_and_the_kv_cache_once_per_token():
     context = 8192
     step = llama_8b(context=context).decode.locations[0]
     weights = (ATTENTION + MLP + LM_HEAD) * BF16 + HIDDEN * BF16  # + one embedding row
-    bandwidth = GPU.mem_gbps * GB * GPU_CLASS.bandwidth_efficiency
+    bandwidth = GPU_MEM_GBPS * GB * GPU_CLASS.bandwidth_efficiency
     np.testing.assert_allclose(
         [step.weight_bytes, step.kv_bytes, step.memory_s, step.overhead_s],
         [
@@ -101,7 +99,7 @@ def _moe_decode(batch, fraction):
         model=load_model("gpt-oss-20b"), quant=weight_scheme("Q8_0"), placement="gpu", batch=batch
     )
     table = replace(load_efficiency(), routing_pool_fraction=fraction)
-    return simulate_inference(InferenceRequest(workload=workload, hardware=HARDWARE), table)
+    return simulate_inference(SimulationRequest(workload=workload, hardware=HARDWARE), table)
 
 
 def test_the_routing_pool_leaves_batch_1_decode_unchanged_and_speeds_up_batches():
@@ -116,7 +114,7 @@ def test_prefill_counts_two_flops_per_active_weight_and_causal_attention_pairs()
     run = llama_8b(prompt=prompt).prefill
     linear = 2 * ((ATTENTION + MLP) * prompt + LM_HEAD)  # LM head for the last token only
     attention = 2 * HEADS * (HEAD_DIM + HEAD_DIM) * LAYERS * prompt * (prompt + 1) / 2
-    flops = GPU.tflops * 1e12 * GPU_CLASS.flops_efficiency
+    flops = GPU.bf16_tflops * 1e12 * GPU_CLASS.flops_efficiency
     np.testing.assert_allclose(
         [run.flops, run.compute_s], [linear + attention, (linear + attention) / flops], rtol=RTOL
     )
@@ -125,14 +123,14 @@ def test_prefill_counts_two_flops_per_active_weight_and_causal_attention_pairs()
 def test_cpu_decode_runs_at_cpu_ram_bandwidth():
     gpu, cpu = llama_8b("gpu").decode, llama_8b("cpu").decode
     assert cpu.locations[0].location == "cpu"
-    assert cpu.tokens_per_s < gpu.tokens_per_s * CPU.mem_gbps / GPU.mem_gbps * 1.5
+    assert cpu.tokens_per_s < gpu.tokens_per_s * CPU.mem_gbps / GPU_MEM_GBPS * 1.5
 
 
 def test_hybrid_keeps_attention_and_cache_on_the_gpu_and_experts_in_cpu_ram():
     workload = InferWorkload(
         model=load_model("glm-4.7-flash"), quant=weight_scheme("Q8_0"), placement="hybrid"
     )
-    result = simulate_inference(InferenceRequest(workload=workload, hardware=HARDWARE))
+    result = simulate_inference(SimulationRequest(workload=workload, hardware=HARDWARE))
     gpu, cpu = result.placement.shares
     expert = 3 * 2048 * 1536  # gate, up, down of one routed expert
     moe_layers, experts = 46, 64
@@ -145,14 +143,15 @@ def test_hybrid_keeps_attention_and_cache_on_the_gpu_and_experts_in_cpu_ram():
 
 def test_max_context_fills_the_free_vram_after_the_weights():
     result = llama_8b(context=1024)
-    free = (GPU.vram_gib - 1.0) * GIB - result.placement.shares[0].stored_bytes
+    usable = (GPU.vram_gib - GPU_RESERVE_GIB[LLAMA_CPP]) * GIB
+    free = usable - result.placement.shares[0].stored_bytes
     assert result.max_context == int(free // KV_PER_TOKEN)
 
 
 def test_a_context_beyond_the_vram_names_the_gpu_memory():
     with pytest.raises(EngineInputError) as error:
         llama_8b(context=2_000_000)
-    assert error.value.field == "hardware.gpu.vram_gb"
+    assert error.value.field == "hardware.gpu.vram_gib"
 
 
 def test_hybrid_needs_a_moe_model():

@@ -5,10 +5,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simulator.engine import InferWorkload, SimulationRequest
 from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec
 from simulator.engine.model.registry import load_model
-from simulator.engine.serve.hardware import CpuSpec, InferGpu, InferHardware, UnifiedSpec
-from simulator.engine.serve.inference import InferenceRequest, InferWorkload, simulate_inference
+from simulator.engine.serve.inference import simulate_inference
 
 ROUNDING = 1e-12
 MODELS = st.sampled_from(["glm-4.7-flash", "llama-3.1-8b", "mixtral-8x7b", "qwen3-235b-a22b"])
@@ -17,8 +18,8 @@ QUANTS = st.sampled_from(["Q4_K_M", "IQ2_XXS", "Q8_0+IQ4_XS", "NVFP4"])
 
 
 def hardware(gpu_gbps, cpu_gbps, unified_gbps):
-    return InferHardware(
-        gpu=InferGpu(name="g", vram_gib=4096, mem_gbps=gpu_gbps, tflops=300, pcie_gbps=44),
+    return Hardware(
+        gpu=GpuSpec(name="g", vram_gib=4096, mem_gbps=gpu_gbps, bf16_tflops=300, pcie_gbps=44),
         cpu=CpuSpec(name="c", cores=16, mem_gbps=cpu_gbps, flops_per_core_cycle=64, ghz=4),
         unified=UnifiedSpec(name="u", mem_gib=8192, mem_gbps=unified_gbps, tflops=30),
         ram_gib=4096,
@@ -36,7 +37,7 @@ def decode_tokens_per_s(model, placement, quant, hw, context, batch=1):
         context=context,
         batch=batch,
     )
-    return simulate_inference(InferenceRequest(workload=workload, hardware=hw)).decode.tokens_per_s
+    return simulate_inference(SimulationRequest(workload=workload, hardware=hw)).decode.tokens_per_s
 
 
 bandwidths = st.tuples(st.floats(50, 8000), st.floats(20, 1500), st.floats(50, 1500))

@@ -5,11 +5,16 @@ from typing import Any
 
 import pytest
 
+from simulator.engine import (
+    InferenceResult,
+    InferWorkload,
+    SimulationRequest,
+    json_path,
+    parse_request,
+    request_to_json,
+    result_to_json,
+)
 from simulator.engine.errors import EngineInputError
-from simulator.engine.io.serve_request import parse_any_request
-from simulator.engine.io.train_request import SimulationRequest
-from simulator.engine.io.train_result import request_to_json, result_to_json
-from simulator.engine.serve.inference import InferenceRequest, InferenceResult
 from simulator.engine.simulate import simulate
 
 from .test_request import ISSUE_BODY as TRAIN_BODY
@@ -41,35 +46,33 @@ def with_value(path: str, value: object) -> dict[str, Any]:
 
 def field_of_error(body: object) -> str:
     with pytest.raises(EngineInputError) as error:
-        simulate(parse_any_request(body))
-    return error.value.field
+        simulate(parse_request(body))
+    return json_path(error.value.field)  # as the API names it
 
 
 def test_an_infer_body_parses_to_an_inference_request():
-    request = parse_any_request(INFER_BODY)
-    assert isinstance(request, InferenceRequest)
+    request = parse_request(INFER_BODY)
+    assert isinstance(request.workload, InferWorkload)
     assert request.hardware.cpu is not None
     assert request.hardware.cpu.peak_flops == 16 * 64 * 4.2e9
 
 
 def test_a_train_body_still_parses_to_the_training_request():
-    assert isinstance(parse_any_request(TRAIN_BODY), SimulationRequest)
+    assert isinstance(parse_request(TRAIN_BODY), SimulationRequest)
 
 
 def test_the_normalized_infer_body_parses_back_to_the_same_request():
-    request = parse_any_request(INFER_BODY)
-    assert parse_any_request(request_to_json(request)) == request
+    request = parse_request(INFER_BODY)
+    assert parse_request(request_to_json(request)) == request
 
 
 def test_a_per_part_quant_round_trips():
-    request = parse_any_request(
-        with_value("workload.quant", {"default": "Q8_0", "experts": "IQ4_XS"})
-    )
-    assert parse_any_request(request_to_json(request)) == request
+    request = parse_request(with_value("workload.quant", {"default": "Q8_0", "experts": "IQ4_XS"}))
+    assert parse_request(request_to_json(request)) == request
 
 
 def test_simulate_dispatches_on_the_kind_and_the_json_has_the_inference_fields():
-    result = simulate(parse_any_request(INFER_BODY))
+    result = simulate(parse_request(INFER_BODY))
     assert isinstance(result, InferenceResult)
     body = result_to_json(result)
     assert set(body) >= RESULT_KEYS
@@ -77,8 +80,8 @@ def test_simulate_dispatches_on_the_kind_and_the_json_has_the_inference_fields()
 
 
 def test_a_named_gpu_takes_its_bandwidth_from_the_datasheet_table():
-    request = parse_any_request(with_value("hardware.gpu", "RTX 4090"))
-    assert isinstance(request, InferenceRequest)
+    request = parse_request(with_value("hardware.gpu", "RTX 4090"))
+    assert isinstance(request.workload, InferWorkload)
     assert request.hardware.gpu is not None
     assert request.hardware.gpu.mem_gbps == 1008
 
@@ -86,7 +89,7 @@ def test_a_named_gpu_takes_its_bandwidth_from_the_datasheet_table():
 def test_unified_memory_hardware_parses():
     body = with_value("workload.placement", "unified")
     body["hardware"] = {"unified": {"name": "M4 Max", "mem_gb": 128, "mem_gbps": 546, "tflops": 34}}
-    result = simulate(parse_any_request(body))
+    result = simulate(parse_request(body))
     assert isinstance(result, InferenceResult)
     assert result.placement.kv_location == "unified"
 

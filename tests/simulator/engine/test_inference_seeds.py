@@ -9,11 +9,13 @@ import statistics
 
 import pytest
 
+from simulator.engine import InferWorkload, SimulationRequest
 from simulator.engine.calibration.efficiency import IK_LLAMA_CPP, METAL_MARLIN
 from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec
 from simulator.engine.model.registry import load_model
-from simulator.engine.serve.hardware import GB, CpuSpec, InferGpu, InferHardware, UnifiedSpec
-from simulator.engine.serve.inference import InferenceRequest, InferWorkload, simulate_inference
+from simulator.engine.serve.inference import simulate_inference
+from simulator.engine.units import GB
 
 EVERY_ROW_RTOL = 0.35  # issue 7: every prediction within 35 %
 MEDIAN_RTOL = 0.20  # issue 7: median within 20 %
@@ -44,12 +46,12 @@ SEED_002_UBATCH = 4096  # --ubatch-size 4096
 SEED_002_TG_TOKENS = 1024  # each TG row generates 1024 tokens after N_KV
 SEED_001_CONTEXT = 2048
 
-SEED_003_HARDWARE = InferHardware(
-    gpu=InferGpu(
+SEED_003_HARDWARE = Hardware(
+    gpu=GpuSpec(
         name="RTX PRO 6000 Blackwell Max-Q",
         vram_gib=96,
         mem_gbps=RTX_PRO_6000_MEM_GBPS,
-        tflops=RTX_PRO_6000_BF16_TFLOPS,
+        bf16_tflops=RTX_PRO_6000_BF16_TFLOPS,
         pcie_gbps=PCIE_GEN5_X16_GBPS,
     ),
     cpu=CpuSpec(
@@ -62,15 +64,15 @@ SEED_003_HARDWARE = InferHardware(
     ram_gib=768,
     link_gbps=PCIE_GEN5_X16_GBPS,
 )
-SEED_002_HARDWARE = InferHardware(
-    gpu=InferGpu(
+SEED_002_HARDWARE = Hardware(
+    gpu=GpuSpec(
         name="Quadro RTX 8000",
         vram_gib=RTX_8000_VRAM_GB,
         mem_gbps=RTX_8000_MEM_GBPS,
-        tflops=RTX_8000_TFLOPS,
-        count=2,
+        bf16_tflops=RTX_8000_TFLOPS,
         pcie_gbps=PCIE_GEN3_X16_GBPS,
     ),
+    gpu_count=2,
     cpu=CpuSpec(
         name="EPYC 7763",
         cores=EPYC_7763_CORES,
@@ -81,7 +83,7 @@ SEED_002_HARDWARE = InferHardware(
     ram_gib=512,
     link_gbps=PCIE_GEN3_X16_GBPS,
 )
-SEED_001_HARDWARE = InferHardware(
+SEED_001_HARDWARE = Hardware(
     unified=UnifiedSpec(
         name="M4 Max", mem_gib=M4_MAX_MEM_GB, mem_gbps=M4_MAX_MEM_GBPS, tflops=M4_MAX_TFLOPS
     )
@@ -100,7 +102,7 @@ def seed_003(placement):
         ubatch=SEED_003_UBATCH,
         runtime=IK_LLAMA_CPP,  # seed 003 runs ik_llama.cpp (its IQ5_K is an ik_llama type)
     )
-    return simulate_inference(InferenceRequest(workload=workload, hardware=SEED_003_HARDWARE))
+    return simulate_inference(SimulationRequest(workload=workload, hardware=SEED_003_HARDWARE))
 
 
 def seed_002(n_kv):
@@ -113,7 +115,7 @@ def seed_002(n_kv):
         ubatch=SEED_002_UBATCH,
         offload_from_layer=SEED_002_OFFLOAD_FROM,
     )
-    return simulate_inference(InferenceRequest(workload=workload, hardware=SEED_002_HARDWARE))
+    return simulate_inference(SimulationRequest(workload=workload, hardware=SEED_002_HARDWARE))
 
 
 def seed_001():
@@ -124,7 +126,7 @@ def seed_001():
         context=SEED_001_CONTEXT,
         runtime=METAL_MARLIN,  # seed 001's fused trellis kernels: their own runtime family
     )
-    return simulate_inference(InferenceRequest(workload=workload, hardware=SEED_001_HARDWARE))
+    return simulate_inference(SimulationRequest(workload=workload, hardware=SEED_001_HARDWARE))
 
 
 def validated_rows():
@@ -190,5 +192,5 @@ def test_llama_cpp_on_the_same_m4_max_is_several_times_faster_than_seed_001s_run
         placement="unified",
         context=SEED_001_CONTEXT,
     )
-    request = InferenceRequest(workload=metal, hardware=SEED_001_HARDWARE)
+    request = SimulationRequest(workload=metal, hardware=SEED_001_HARDWARE)
     assert simulate_inference(request).decode.tokens_per_s > 5 * seed_001().decode.tokens_per_s

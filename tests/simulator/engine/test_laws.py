@@ -5,7 +5,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.engine.train.hardware import GpuSpec, Hardware
+from simulator.engine.hardware import GpuSpec, Hardware
 from simulator.engine.train.reference import (
     TIE_TOLERANCE,
     evaluate_split,

@@ -3,9 +3,9 @@
 import pytest
 from numpy.testing import assert_allclose
 
+from simulator.engine import parse_request
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import quant_format
-from simulator.engine.io.train_request import parse_request
 from simulator.engine.model.layers import (
     active_params,
     dense_layer,

@@ -3,9 +3,8 @@
 import pytest
 from numpy.testing import assert_allclose
 
+from simulator.engine import parse_request, result_to_json
 from simulator.engine.formats.training import NF4_BITS
-from simulator.engine.io.train_request import parse_request
-from simulator.engine.io.train_result import result_to_json
 from simulator.engine.model.layers import dense_layer, total_params
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate

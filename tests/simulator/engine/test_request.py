@@ -6,9 +6,8 @@ from typing import Any
 
 import pytest
 
+from simulator.engine import parse_request, request_to_json
 from simulator.engine.errors import EngineInputError
-from simulator.engine.io.train_request import parse_request
-from simulator.engine.io.train_result import request_to_json
 
 ISSUE_BODY: dict[str, Any] = {
     "workload": {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e", "seq_len": 1024,
@@ -38,7 +37,7 @@ def field_of_error(body: object) -> str:
 def test_it_accepts_the_issues_inline_hardware_form():
     request = parse_request(ISSUE_BODY)
     assert request.workload.model.slug == "glm-4.7"
-    assert (request.hardware.gpu.vram_gib, request.hardware.pinned_gib) == (24, 26)
+    assert (request.hardware.require_gpu().vram_gib, request.hardware.pinned_gib) == (24, 26)
 
 
 def test_the_normalized_body_parses_back_to_the_same_request():
@@ -55,7 +54,7 @@ def test_pinned_ram_defaults_from_the_reference_table():
 
 def test_a_gpu_may_be_named_from_the_seed_table():
     body = with_value("hardware.gpu", "RTX 5090")
-    assert parse_request(body).hardware.gpu.fp4
+    assert parse_request(body).hardware.require_gpu().fp4
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from simulator.engine import format_report, parse_request, result_to_json
 from simulator.engine.errors import EngineInputError
-from simulator.engine.io.report import format_report
-from simulator.engine.io.train_request import parse_request
-from simulator.engine.io.train_result import result_to_json
 from simulator.engine.simulate import simulate
 
 from .test_request import ISSUE_BODY, with_value
@@ -84,7 +82,7 @@ def test_it_says_when_a_model_cannot_fit_at_all():
     body["hardware"]["gpu"]["vram_gb"] = 8
     with pytest.raises(EngineInputError, match="cannot fit") as error:
         simulate(parse_request(body))
-    assert error.value.field == "hardware.gpu.vram_gb"
+    assert error.value.field == "hardware.gpu.vram_gib"  # the engine quantity
 
 
 def test_the_report_marks_optimal_and_greedy_rows():

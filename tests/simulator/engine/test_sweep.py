@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from simulator.engine.train.hardware import GpuSpec, Hardware
+from simulator.engine.hardware import GpuSpec, Hardware
 from simulator.engine.train.reference import optimal_split, reference_costs, reference_curve
 from simulator.engine.train.sweep import HardwareBatch, sweep, sweep_curves
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from simulator.engine import EngineInputError, parse_any_request, request_to_json, workload_to_json
+from simulator.engine import EngineInputError, normalize_workload, parse_request, request_to_json
 
 TRAIN = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"}
 INFER = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M"}
@@ -18,13 +18,13 @@ INFER = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M"}
 def test_it_echoes_what_the_whole_request_would(
     workload: dict[str, Any], hardware: dict[str, Any]
 ) -> None:
-    whole = request_to_json(parse_any_request({"workload": workload, "hardware": hardware}))
+    whole = request_to_json(parse_request({"workload": workload, "hardware": hardware}))
 
-    assert workload_to_json(workload) == whole["workload"]
+    assert normalize_workload(workload) == whole["workload"]
 
 
 def test_the_defaults_are_filled_in() -> None:
-    echoed = workload_to_json(TRAIN)
+    echoed = normalize_workload(TRAIN)
 
     assert (echoed["seq_len"], echoed["lora_rank"], echoed["mode"]) == (1024, 64, "reference")
 
@@ -32,11 +32,11 @@ def test_the_defaults_are_filled_in() -> None:
 @pytest.mark.parametrize("workload", [{**TRAIN, "seq_length": 2048}, {**INFER, "ctx": 1}])
 def test_an_unknown_field_is_refused(workload: dict[str, Any]) -> None:
     with pytest.raises(EngineInputError, match="unknown field"):
-        workload_to_json(workload)
+        normalize_workload(workload)
 
 
 def test_a_workload_that_is_not_an_object_is_refused() -> None:
     with pytest.raises(EngineInputError) as caught:
-        workload_to_json(["train"])
+        normalize_workload(["train"])
 
     assert caught.value.field == "workload"

@@ -1,0 +1,121 @@
+"""The one hardware description both kinds of workload read: GPUs, a CPU, unified memory,
+host RAM, the host link and storage, each quantity named with its unit (units.py).
+
+Training reads the GPUs, RAM (pinned and not) and storage; serving reads the GPUs, the CPU
+and RAM, or unified memory, and the host link. Figures of named devices come from the device
+table (devices.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from simulator.engine.devices import Gpu, require_device
+from simulator.engine.errors import EngineInputError
+from simulator.engine.units import GIGA, PCIE_X16_GBPS_BY_GEN
+
+# Effective PCIe bandwidths (reference-model.md §7); x8 halves them.
+PCIE_GEN4_X16_GBPS = PCIE_X16_GBPS_BY_GEN[4]
+PCIE_GEN5_X16_GBPS = PCIE_X16_GBPS_BY_GEN[5]
+# Storage of the seed's tables (reference-model.md §8).
+NVME_GEN4_X1_GBPS = 7.0
+NVME_GEN4_RAID0_X4_GBPS = 28.0
+NVME_GEN5_AIC_X4_GBPS = 48.0
+# Pinned host RAM the reference assumes for each RAM size (§7); other sizes keep 8 GiB back.
+PINNED_GIB_BY_RAM_GIB = {32.0: 26.0, 64.0: 56.0, 128.0: 120.0}
+UNPINNED_RESERVE_GIB = 8.0
+
+# GPU memory the software stack keeps for itself on each GPU, GiB, by stack.
+PYTORCH, LLAMA_CPP = "pytorch", "llama.cpp"
+GPU_RESERVE_GIB: dict[str, float] = {
+    # CUDA context, caching allocator pools and cuBLAS workspace of a PyTorch training
+    # process (reference-model.md §6, seed 000: 2.5 GiB).
+    PYTORCH: 2.5,
+    # CUDA context, cuBLAS workspace and llama.cpp's compute buffers at the default -ub 512.
+    LLAMA_CPP: 1.0,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GpuSpec:
+    """One GPU model. `bf16_tflops`: dense BF16 tensor throughput; `mem_gbps`: memory
+    bandwidth (serving needs it, training does not)."""
+
+    name: str
+    vram_gib: float
+    bf16_tflops: float
+    pcie_gbps: float
+    fp4: bool = False
+    mem_gbps: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CpuSpec:
+    """`flops_per_core_cycle`: FP32 FLOPs per core per cycle, an FMA counting two."""
+
+    name: str
+    cores: int
+    mem_gbps: float
+    flops_per_core_cycle: float
+    ghz: float
+
+    @property
+    def peak_flops(self) -> float:
+        return self.cores * self.flops_per_core_cycle * self.ghz * GIGA
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnifiedSpec:
+    """Apple-silicon-style memory shared by CPU and GPU; `tflops` of its GPU (FP16)."""
+
+    name: str
+    mem_gib: float
+    mem_gbps: float
+    tflops: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hardware:
+    """One machine. `gpu_count` identical GPUs (none without `gpu`); `link_gbps`: the
+    host-to-GPU link serving's hybrid placement crosses (0: none)."""
+
+    gpu: GpuSpec | None = None
+    gpu_count: int = 1
+    cpu: CpuSpec | None = None
+    unified: UnifiedSpec | None = None
+    ram_gib: float = 32.0
+    pinned_gib: float = 26.0
+    nvme_gbps: float = NVME_GEN4_X1_GBPS
+    link_gbps: float = 0.0
+
+    def require_gpu(self) -> GpuSpec:
+        """The GPU model; training streams layers to one, so it needs it."""
+        if self.gpu is None:
+            raise EngineInputError(field="hardware.gpu", message="is required")
+        return self.gpu
+
+
+def default_pinned_gib(ram_gib: float) -> float:
+    return PINNED_GIB_BY_RAM_GIB.get(ram_gib, max(0.0, ram_gib - UNPINNED_RESERVE_GIB))
+
+
+def gpu_spec(device: Gpu) -> GpuSpec:
+    """A device-table GPU."""
+    return GpuSpec(
+        name=device.name,
+        vram_gib=float(device.vram_gb),
+        bf16_tflops=float(device.bf16_tflops),
+        pcie_gbps=device.pcie_gbps,
+        fp4=device.fp4_tensor_cores,
+        mem_gbps=float(device.mem_bandwidth_gbps),
+    )
+
+
+# The GPUs of seed 000 ("GPU Hardware" table, reference-model.md §9), by the seed's names:
+# records of the device table, which keeps the seed's printed figures for them.
+SEED_GPU_NAMES = ("RTX 4090", "RTX 5090", "A100 80G", "H100 80G", "RTX PRO 6000")
+
+
+def seed_gpu(name: str) -> GpuSpec:
+    device = require_device(Gpu, name, field="hardware.gpu")
+    return replace(gpu_spec(device), name=name)

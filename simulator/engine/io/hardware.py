@@ -1,0 +1,211 @@
+"""The hardware section of a request, read into the one hardware description and written
+back: devices by name from the device table or as objects of their figures.
+
+Each kind of workload reads what it needs of the section; `HARDWARE_DEFAULTS` holds what a
+kind assumes when a field is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from simulator.engine.devices import Cpu, Device, Gpu, System, find_device, require_device
+from simulator.engine.errors import EngineInputError
+from simulator.engine.hardware import (
+    NVME_GEN4_X1_GBPS,
+    CpuSpec,
+    GpuSpec,
+    Hardware,
+    UnifiedSpec,
+    default_pinned_gib,
+    gpu_spec,
+)
+from simulator.engine.io.fields import integer, number, require_known_fields
+from simulator.engine.serve.workload import INFER
+from simulator.engine.train.workload import TRAIN
+
+MAX_GPU_COUNT = 64
+MAX_CORES = 1024
+MAX_GHZ = 10.0
+HARDWARE_FIELDS = frozenset(
+    {"gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "cpu", "unified", "link_gbps"}
+)
+GPU_FIELDS = frozenset({"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps"})
+CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
+UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
+# Host RAM when a request leaves it out, GiB: training assumes seed 000's 32 GB host (Build
+# A); serving assumes none, so a CPU placement needs `ram_gb` stated.
+HARDWARE_DEFAULTS: dict[str, dict[str, float]] = {TRAIN: {"ram_gb": 32.0}, INFER: {"ram_gb": 0.0}}
+# The sections each kind writes back (and so hashes): what its rules read.
+ECHOED: dict[str, tuple[str, ...]] = {
+    TRAIN: ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb"),
+    INFER: ("ram_gb", "link_gbps", "gpu", "gpu_count", "cpu", "unified"),
+}
+
+
+def device_figures(
+    value: object,
+    kind: type[Device],
+    *,
+    path: str,
+    fields: frozenset[str],
+    table: Callable[[Device], Mapping[str, object]],
+    required: tuple[str, ...],
+) -> Mapping[str, object]:
+    """The figures of a device given by name (slug, name or alias of the device table) or as
+    an object. An object naming a known device takes the table's figures for those it omits;
+    one naming an unknown device without every `required` figure is refused with the closest
+    known names, as a bare unknown name is."""
+    if isinstance(value, str):
+        return table(require_device(kind, value, field=path))
+    if not isinstance(value, Mapping):
+        raise EngineInputError(field=path, message="must be a name or an object")
+    require_known_fields(value, fields, path)
+    name = value.get("name")
+    known = find_device(kind, name) if isinstance(name, str) else None
+    if known is not None:
+        return {**table(known), **{key: v for key, v in value.items() if v is not None}}
+    if isinstance(name, str) and any(value.get(key) is None for key in required):
+        require_device(kind, name, field=f"{path}.name")
+    return value
+
+
+def _gpu_table(device: Gpu) -> dict[str, object]:
+    return gpu_to_json(gpu_spec(device))
+
+
+def _cpu_table(device: Cpu) -> dict[str, object]:
+    return {"name": device.name, "cores": device.cores, "mem_gbps": device.mem_gbps,
+            "flops_per_core_cycle": device.flops_per_core_cycle,
+            "ghz": device.all_core_ghz}  # fmt: skip
+
+
+def _system_table(device: System) -> dict[str, object]:
+    return {"name": device.name, "mem_gb": device.memory_gb,
+            "mem_gbps": device.mem_bandwidth_gbps, "tflops": device.gpu_tflops}  # fmt: skip
+
+
+def parse_gpu(value: object) -> GpuSpec:
+    """A GPU by name from the device table, or an object of its figures."""
+    path = "hardware.gpu"
+    figures = device_figures(
+        value, Gpu, path=path, fields=GPU_FIELDS, table=_gpu_table,
+        required=("vram_gb", "bf16_tflops", "pcie_gbps"),
+    )  # fmt: skip
+    fp4 = figures.get("fp4", False)
+    if not isinstance(fp4, bool):
+        raise EngineInputError(field=f"{path}.fp4", message="must be true or false")
+    mem_gbps = figures.get("mem_gbps")
+    return GpuSpec(
+        name=str(figures.get("name") or "GPU"),
+        vram_gib=number(figures, "vram_gb", path),
+        bf16_tflops=number(figures, "bf16_tflops", path),
+        pcie_gbps=number(figures, "pcie_gbps", path),
+        fp4=fp4,
+        mem_gbps=None if mem_gbps is None else number(figures, "mem_gbps", path),
+    )
+
+
+def parse_cpu(value: object) -> CpuSpec:
+    """A CPU by name from the device table (every memory channel at its rated speed), or an
+    object of its figures."""
+    path = "hardware.cpu"
+    figures = device_figures(
+        value, Cpu, path=path, fields=CPU_FIELDS, table=_cpu_table,
+        required=("cores", "mem_gbps", "flops_per_core_cycle", "ghz"),
+    )  # fmt: skip
+    return CpuSpec(
+        name=str(figures.get("name") or "CPU"),
+        cores=integer(figures, "cores", path, None, upper=MAX_CORES),
+        mem_gbps=number(figures, "mem_gbps", path),
+        flops_per_core_cycle=number(figures, "flops_per_core_cycle", path),
+        ghz=number(figures, "ghz", path, upper=MAX_GHZ),
+    )
+
+
+def parse_unified(value: object) -> UnifiedSpec:
+    """A whole system (unified memory). A chip-only record has no memory size: `mem_gb`."""
+    path = "hardware.unified"
+    figures = device_figures(
+        value, System, path=path, fields=UNIFIED_FIELDS, table=_system_table,
+        required=("mem_gb", "mem_gbps", "tflops"),
+    )  # fmt: skip
+    return UnifiedSpec(
+        name=str(figures.get("name") or "Unified memory"),
+        mem_gib=number(figures, "mem_gb", path),
+        mem_gbps=number(figures, "mem_gbps", path),
+        tflops=number(figures, "tflops", path),
+    )
+
+
+def _optional(hardware: Mapping[str, object], key: str, parse: Callable[[object], Any]) -> Any:
+    return None if hardware.get(key) is None else parse(hardware[key])
+
+
+def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hardware:
+    """The hardware section as `kind`'s rules read it: training needs a GPU; serving needs
+    the GPU's memory bandwidth when it has one, and crosses the GPU's own PCIe link unless
+    `link_gbps` says otherwise."""
+    path = "hardware"
+    require_known_fields(hardware, HARDWARE_FIELDS, path)
+    if kind == TRAIN and hardware.get("gpu") is None:
+        raise EngineInputError(field="hardware.gpu", message="must be a name or an object")
+    gpu: GpuSpec | None = _optional(hardware, "gpu", parse_gpu)
+    if kind == INFER and gpu is not None and gpu.mem_gbps is None:
+        raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
+    ram = number(hardware, "ram_gb", path, HARDWARE_DEFAULTS[kind]["ram_gb"], allow_zero=True)
+    pinned = number(hardware, "pinned_gb", path, default_pinned_gib(ram), allow_zero=True)
+    if pinned > ram:
+        raise EngineInputError(field="hardware.pinned_gb", message="must not exceed ram_gb")
+    link = None if gpu is None else gpu.pcie_gbps
+    if gpu is not None or hardware.get("link_gbps") is not None:
+        link = number(hardware, "link_gbps", path, link)
+    return Hardware(
+        gpu=gpu,
+        gpu_count=integer(hardware, "gpu_count", path, 1, upper=MAX_GPU_COUNT),
+        cpu=_optional(hardware, "cpu", parse_cpu),
+        unified=_optional(hardware, "unified", parse_unified),
+        ram_gib=ram,
+        pinned_gib=pinned,
+        nvme_gbps=number(hardware, "nvme_gbps", path, NVME_GEN4_X1_GBPS),
+        link_gbps=0.0 if link is None else link,
+    )
+
+
+def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
+    return {
+        "name": gpu.name,
+        "vram_gb": float(gpu.vram_gib),
+        "bf16_tflops": float(gpu.bf16_tflops),
+        "pcie_gbps": float(gpu.pcie_gbps),
+        "fp4": bool(gpu.fp4),
+        "mem_gbps": None if gpu.mem_gbps is None else float(gpu.mem_gbps),
+    }
+
+
+def _cpu_to_json(cpu: CpuSpec) -> dict[str, Any]:
+    return {"name": cpu.name, "cores": int(cpu.cores), "mem_gbps": float(cpu.mem_gbps),
+            "flops_per_core_cycle": float(cpu.flops_per_core_cycle),
+            "ghz": float(cpu.ghz)}  # fmt: skip
+
+
+def _unified_to_json(unified: UnifiedSpec) -> dict[str, Any]:
+    return {"name": unified.name, "mem_gb": float(unified.mem_gib),
+            "mem_gbps": float(unified.mem_gbps), "tflops": float(unified.tflops)}  # fmt: skip
+
+
+def hardware_to_json(hw: Hardware, *, kind: str) -> dict[str, Any]:
+    """The normalized hardware section `kind` reads (`parse_hardware` reads it back); parts
+    the machine does not have are left out."""
+    full: dict[str, Any] = {
+        "gpu": None if hw.gpu is None else gpu_to_json(hw.gpu),
+        "gpu_count": int(hw.gpu_count) if hw.gpu is not None or kind == TRAIN else None,
+        "nvme_gbps": float(hw.nvme_gbps),
+        "ram_gb": float(hw.ram_gib),
+        "pinned_gb": float(hw.pinned_gib),
+        "link_gbps": float(hw.link_gbps) if hw.link_gbps else None,
+        "cpu": None if hw.cpu is None else _cpu_to_json(hw.cpu),
+        "unified": None if hw.unified is None else _unified_to_json(hw.unified),
+    }
+    return {key: full[key] for key in ECHOED[kind] if full[key] is not None}

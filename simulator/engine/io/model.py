@@ -1,0 +1,28 @@
+"""The model of a workload section, either kind: a shipped slug or an inline config.json."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.model.config import ModelShape, parse_model_config
+from simulator.engine.model.registry import load_model
+
+
+def workload_model(workload: Mapping[str, object]) -> ModelShape:
+    """The workload's model: its inline `model_config` (config.json) or a shipped slug."""
+    inline = workload.get("model_config")
+    if isinstance(inline, Mapping):
+        slug = workload.get("model") or "custom"
+        return parse_model_config(inline, slug=str(slug), path="workload.model_config")
+    slug = workload.get("model")
+    if not isinstance(slug, str) or not slug:
+        raise EngineInputError(field="workload.model", message="must be a model slug")
+    return load_model(slug)
+
+
+def model_config_json(workload: Mapping[str, object]) -> str | None:
+    """A workload's inline config.json as canonical JSON, kept to echo it back."""
+    inline = workload.get("model_config")
+    return json.dumps(inline, sort_keys=True) if isinstance(inline, Mapping) else None

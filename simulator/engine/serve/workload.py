@@ -1,0 +1,35 @@
+"""What to simulate when serving: one model answering requests on one machine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simulator.engine.formats.weights import WeightScheme
+from simulator.engine.model.config import ModelShape
+from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE
+
+INFER = "infer"
+DEFAULT_CONTEXT = 4096
+DEFAULT_PROMPT_TOKENS = 512
+DEFAULT_UBATCH = 512  # llama.cpp's default -ub
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferWorkload:
+    model: ModelShape
+    quant: WeightScheme
+    placement: str
+    context: int = DEFAULT_CONTEXT
+    prompt_tokens: int = DEFAULT_PROMPT_TOKENS
+    batch: int = 1
+    kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
+    ubatch: int = DEFAULT_UBATCH
+    offload_from_layer: int | None = None  # hybrid: first layer whose experts go to CPU RAM
+    # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
+    # usual one for each device class (efficiency.DEFAULT_RUNTIME).
+    runtime: str | None = None
+    quant_json: str | None = None  # the request's `quant` as given (a name or a mix), echoed
+
+    @property
+    def kind(self) -> str:
+        return INFER
