@@ -8,15 +8,20 @@ efficiencies (no overlap: llama.cpp's batched decode runs each matmul's weight r
 multiply-adds in one kernel per operation, and the batch sweep of benches/dgx-spark.md grows
 by the FLOPs term on top of the weight reads; docs/model.md, "Decode"), plus a fixed cost per
 layer; hybrid adds the activations crossing the CPU–GPU link at every offloaded layer.
+
+Each term is a rule of `DECODE_RULES` (costs.py) that counts bytes and FLOPs; `location_step`
+alone turns the summed counts into seconds on the location's device.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape
-from simulator.engine.serve.hardware import Device
+from simulator.engine.serve.hardware import CPU, Device
 from simulator.engine.serve.placement import Placement, Share
+from simulator.engine.units import GB
 
 FLOPS_PER_MAC = 2
 ACTIVATION_BYTES = 4  # f32 hidden state copied each way per offloaded layer (ggml backend copy)
@@ -60,6 +65,7 @@ class LocationStep:
     memory_s: float  # weight and KV bytes / (bandwidth · η_bw)
     compute_s: float  # FLOPs / (peak FLOPS · η_flops), added to the memory time
     overhead_s: float
+    link_bytes: float = 0.0  # what this location's layers send over the CPU–GPU link
 
     @property
     def time_s(self) -> float:
@@ -93,14 +99,6 @@ class DecodeStep:
         return max(terms, key=lambda name: terms[name])
 
 
-def _memory_and_compute(bytes_: float, flops: float, device: Device) -> tuple[float, float]:
-    """(seconds reading `bytes_`, seconds computing `flops`): both count, one after the other."""
-    cls = device.device_class
-    memory = bytes_ / (device.bandwidth_bps * cls.bandwidth_efficiency)
-    compute = flops / (device.peak_flops * cls.flops_efficiency)
-    return memory, compute
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodeInputs:
     placement: Placement
@@ -113,31 +111,99 @@ class DecodeInputs:
     routing_pool_fraction: float = 1.0
 
 
-def location_step(share: Share, device: Device, inputs: DecodeInputs) -> LocationStep:
-    p, b = inputs.placement, inputs.batch
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShareStep:
+    """What a decode rule sees: one location's share of the model, in one step."""
+
+    share: Share
+    inputs: DecodeInputs
+
+
+# The work of one decode step at one location, rule by rule.
+DECODE_RULES: CostRules[ShareStep] = CostRules("decode")
+
+
+@DECODE_RULES.register("dense_weights")
+def dense_weights(x: ShareStep) -> Cost:
+    """Attention, dense and shared MLPs, router, LM head and one embedding row: read once per
+    step, one multiply-add per weight per token."""
+    share = x.share
+    return Cost(
+        weight_bytes=share.dense_read_bytes,
+        flops=FLOPS_PER_MAC * x.inputs.batch * share.dense_params,
+    )
+
+
+@DECODE_RULES.register("routed_experts")
+def routed_experts(x: ShareStep) -> Cost:
+    """The experts the batch picks at each MoE layer held here: each read once per step,
+    k experts' multiply-adds per token."""
+    p, b, layers = x.inputs.placement, x.inputs.batch, x.share.expert_layers
     parts = p.parts
     picked = distinct_experts(
-        parts.num_experts, parts.experts_per_token, b, inputs.routing_pool_fraction
+        parts.num_experts, parts.experts_per_token, b, x.inputs.routing_pool_fraction
     )
-    weight_bytes = share.dense_read_bytes + share.expert_layers * picked * p.expert_bytes
-    active = share.dense_params + share.expert_layers * parts.experts_per_token * parts.expert
-    weight_flops = FLOPS_PER_MAC * b * active
-    kv_bytes = kv_flops = 0.0
-    if share.location == p.kv_location:
-        kv_bytes = inputs.kv_bytes_per_token * inputs.context * b
-        per_position = decode_attention_flops_per_position(inputs.attention)
-        kv_flops = float(per_position * parts.num_layers * inputs.context * b)
-    memory_s, compute_s = _memory_and_compute(
-        weight_bytes + kv_bytes, weight_flops + kv_flops, device
+    return Cost(
+        weight_bytes=layers * picked * p.expert_bytes,
+        flops=FLOPS_PER_MAC * b * layers * parts.experts_per_token * parts.expert,
     )
+
+
+@DECODE_RULES.register("kv_cache")
+def kv_cache(x: ShareStep) -> Cost:
+    """Where the KV cache lives: every cached position read once per sequence, and attention's
+    FLOPs over them."""
+    inputs = x.inputs
+    if x.share.location != inputs.placement.kv_location:
+        return ZERO
+    positions = inputs.context * inputs.batch
+    per_position = decode_attention_flops_per_position(inputs.attention)
+    return Cost(
+        kv_bytes=inputs.kv_bytes_per_token * positions,
+        flops=float(per_position * inputs.placement.parts.num_layers * positions),
+    )
+
+
+@DECODE_RULES.register("layer_overhead")
+def layer_overhead(x: ShareStep) -> Cost:
+    """A fixed cost per layer run here (kernel launches, thread barriers)."""
+    return Cost(layer_visits=float(x.share.layers))
+
+
+@DECODE_RULES.register("offloaded_activations")
+def offloaded_activations(x: ShareStep) -> Cost:
+    """Hybrid: the hidden state crosses the link both ways at every layer whose experts sit in
+    CPU RAM (ggml's backend copy, f32)."""
+    p = x.inputs.placement
+    if x.share.location != CPU or not p.offloaded_expert_layers:
+        return ZERO
+    crossings = p.offloaded_expert_layers * LINK_DIRECTIONS
+    return Cost(
+        link_bytes=float(crossings * p.parts.hidden_size * ACTIVATION_BYTES * x.inputs.batch)
+    )
+
+
+def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
+    """(seconds reading the cost's bytes, seconds computing its FLOPs) on `device` at its
+    class's efficiencies: both count, one after the other."""
+    cls = device.device_class
+    memory = cost.memory_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency)
+    compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
+    return memory, compute
+
+
+def location_step(share: Share, device: Device, inputs: DecodeInputs) -> LocationStep:
+    cost = DECODE_RULES.total(ShareStep(share=share, inputs=inputs))
+    memory_s, compute_s = memory_and_compute_s(cost, device)
     return LocationStep(
         location=share.location,
-        weight_bytes=weight_bytes,
-        kv_bytes=kv_bytes,
-        flops=weight_flops + kv_flops,
+        weight_bytes=cost.weight_bytes,
+        kv_bytes=cost.kv_bytes,
+        flops=cost.flops,
         memory_s=memory_s,
         compute_s=compute_s,
-        overhead_s=share.layers * device.device_class.layer_overhead_s,
+        overhead_s=cost.layer_visits * device.device_class.layer_overhead_s,
+        link_bytes=cost.link_bytes,
     )
 
 
@@ -145,7 +211,6 @@ def decode_step(inputs: DecodeInputs, devices: dict[str, Device], link_gbps: flo
     """One decode step of `inputs.batch` sequences at `inputs.context` cached tokens each."""
     p = inputs.placement
     steps = tuple(location_step(s, devices[s.location], inputs) for s in p.shares)
-    crossings = p.offloaded_expert_layers * LINK_DIRECTIONS
-    link_bytes = float(crossings * p.parts.hidden_size * ACTIVATION_BYTES * inputs.batch)
-    link_s = link_bytes / (link_gbps * 1e9) if link_bytes else 0.0
+    link_bytes = float(sum(step.link_bytes for step in steps))
+    link_s = link_bytes / (link_gbps * GB) if link_bytes else 0.0
     return DecodeStep(batch=inputs.batch, locations=steps, link_bytes=link_bytes, link_s=link_s)

@@ -7,6 +7,8 @@ max(FLOPs / FLOPS, micro-batches × weight bytes / bandwidth) on the computing d
 fixed cost per layer per micro-batch. Hybrid computes on the GPU: llama.cpp copies each
 CPU-resident expert tensor over the link for every micro-batch of ≥ 32 tokens
 (GGML_OP_OFFLOAD_MIN_BATCH), so those bytes cross the link once per micro-batch.
+
+Each term is a rule of `PREFILL_RULES` (costs.py); `prefill_run` turns the counts into seconds.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape
 from simulator.engine.model.layers import score_flops_per_token_per_position
 from simulator.engine.serve.decode import FLOPS_PER_MAC
 from simulator.engine.serve.hardware import CPU, Device
-from simulator.engine.serve.placement import HOME, Placement
+from simulator.engine.serve.placement import HOME, HYBRID, Placement, Share
+from simulator.engine.units import GB
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,21 +44,94 @@ class PrefillRun:
         return self.tokens / self.time_s
 
 
-def prefill_flops(placement: Placement, attention: AttentionShape, tokens: int) -> float:
-    parts = placement.parts
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrefillInputs:
+    """What a prefill rule sees. `experts_compute_on_cpu`: hybrid runtimes that run the
+    offloaded experts' GEMMs on the CPU (KTransformers) instead of copying them to the GPU
+    (llama.cpp)."""
+
+    placement: Placement
+    attention: AttentionShape
+    tokens: int
+    micro_batches: int
+    experts_compute_on_cpu: bool
+
+    @property
+    def offloaded(self) -> Share | None:
+        """The CPU share of a hybrid placement (its routed experts), if any."""
+        return self.placement.share(CPU) if self.placement.name == HYBRID else None
+
+    @property
+    def experts_stay_on_cpu(self) -> bool:
+        return self.offloaded is not None and self.experts_compute_on_cpu
+
+
+# The work of a whole prompt on the device that computes it (the placement's home), rule by
+# rule; `CPU_PREFILL_RULES`: what the CPU computes itself.
+PREFILL_RULES: CostRules[PrefillInputs] = CostRules("prefill")
+CPU_PREFILL_RULES: CostRules[PrefillInputs] = CostRules("prefill on the CPU")
+
+
+@PREFILL_RULES.register("weight_gemms")
+def weight_gemms(x: PrefillInputs) -> Cost:
+    """2 FLOPs per active weight per prompt token (routed experts: k per token), those of
+    experts computed on the CPU aside."""
+    parts = x.placement.parts
     per_token = (
         parts.attention + parts.dense + parts.moe_layers * (parts.experts_per_token * parts.expert)
     )
-    linear = FLOPS_PER_MAC * (per_token * tokens + parts.output)
-    pairs = tokens * (tokens + 1) / 2
-    return linear + score_flops_per_token_per_position(attention) * parts.num_layers * pairs
+    if x.experts_stay_on_cpu:
+        per_token -= x.placement.offloaded_expert_layers * parts.experts_per_token * parts.expert
+    return Cost(flops=float(FLOPS_PER_MAC * per_token * x.tokens))
 
 
-def offloaded_expert_flops(placement: Placement, tokens: int) -> float:
-    """FLOPs of the routed experts that live in CPU RAM (hybrid), over the whole prompt."""
-    parts = placement.parts
-    per_token = placement.offloaded_expert_layers * parts.experts_per_token * parts.expert
-    return float(FLOPS_PER_MAC * per_token * tokens)
+@PREFILL_RULES.register("lm_head")
+def lm_head(x: PrefillInputs) -> Cost:
+    """The LM head runs for the last prompt token only."""
+    return Cost(flops=float(FLOPS_PER_MAC * x.placement.parts.output))
+
+
+@PREFILL_RULES.register("causal_attention")
+def causal_attention(x: PrefillInputs) -> Cost:
+    """QKᵀ and score·V over the P(P+1)/2 query–key pairs of a causal prompt, every layer."""
+    pairs = x.tokens * (x.tokens + 1) / 2
+    per_pair = score_flops_per_token_per_position(x.attention)
+    return Cost(flops=per_pair * x.placement.parts.num_layers * pairs)
+
+
+@PREFILL_RULES.register("weight_reads")
+def weight_reads(x: PrefillInputs) -> Cost:
+    """Each micro-batch reads every weight the computing device uses once."""
+    stored = sum(share.stored_bytes for share in x.placement.shares)
+    if x.experts_stay_on_cpu:
+        assert x.offloaded is not None
+        stored -= x.offloaded.stored_bytes
+    return Cost(weight_bytes=x.micro_batches * stored)
+
+
+@PREFILL_RULES.register("layer_overhead")
+def layer_overhead(x: PrefillInputs) -> Cost:
+    """A fixed cost per layer per micro-batch."""
+    return Cost(layer_visits=float(x.micro_batches * x.placement.parts.num_layers))
+
+
+@PREFILL_RULES.register("expert_copies")
+def expert_copies(x: PrefillInputs) -> Cost:
+    """llama.cpp copies each CPU-resident expert tensor to the GPU for every micro-batch of
+    ≥ 32 tokens (GGML_OP_OFFLOAD_MIN_BATCH)."""
+    if x.offloaded is None or x.experts_compute_on_cpu:
+        return ZERO
+    return Cost(link_bytes=x.micro_batches * x.offloaded.stored_bytes)
+
+
+@CPU_PREFILL_RULES.register("offloaded_expert_gemms")
+def offloaded_expert_gemms(x: PrefillInputs) -> Cost:
+    """The routed experts in CPU RAM, computed there (KTransformers)."""
+    if not x.experts_stay_on_cpu:
+        return ZERO
+    parts = x.placement.parts
+    per_token = x.placement.offloaded_expert_layers * parts.experts_per_token * parts.expert
+    return Cost(flops=float(FLOPS_PER_MAC * per_token * x.tokens))
 
 
 def prefill_run(
@@ -67,28 +144,31 @@ def prefill_run(
     link_gbps: float,
     experts_compute_on_cpu: bool = False,
 ) -> PrefillRun:
-    """`experts_compute_on_cpu`: hybrid runtimes that run the offloaded experts' prefill GEMMs
-    on the CPU (KTransformers) instead of copying them to the GPU (llama.cpp); the CPU's
-    share then runs after the GPU's at the CPU class's FLOPS efficiency."""
-    device = devices[HOME[placement.name]]
-    cls = device.device_class
-    micro_batches = math.ceil(tokens / ubatch)
-    flops = prefill_flops(placement, attention, tokens)
-    stored = sum(share.stored_bytes for share in placement.shares)
-    offloaded = placement.share(CPU) if placement.name == "hybrid" else None
-    cpu_s = 0.0
-    if offloaded is not None and experts_compute_on_cpu:
-        cpu = devices[CPU]
-        cpu_flops = offloaded_expert_flops(placement, tokens)
-        cpu_s = cpu_flops / (cpu.peak_flops * cpu.device_class.flops_efficiency)
-        flops, stored, offloaded = flops - cpu_flops, stored - offloaded.stored_bytes, None
-    link_bytes = micro_batches * offloaded.stored_bytes if offloaded else 0.0
+    """The prompt on the placement's home device; with `experts_compute_on_cpu` the CPU's
+    share runs after it at the CPU class's FLOPS efficiency."""
+    inputs = PrefillInputs(
+        placement=placement, attention=attention, tokens=tokens,
+        micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
+    )  # fmt: skip
+    home = devices[HOME[placement.name]]
+    cost, cpu_cost = PREFILL_RULES.total(inputs), CPU_PREFILL_RULES.total(inputs)
+    compute_s, weight_read_s = _compute_and_read_s(cost, home)
+    if cpu_cost.flops:
+        compute_s += _compute_and_read_s(cpu_cost, devices[CPU])[0]
     return PrefillRun(
         tokens=tokens,
-        flops=flops,
-        compute_s=flops / (device.peak_flops * cls.flops_efficiency) + cpu_s,
-        weight_read_s=micro_batches * stored / (device.bandwidth_bps * cls.bandwidth_efficiency),
-        overhead_s=micro_batches * placement.parts.num_layers * cls.layer_overhead_s,
-        link_bytes=link_bytes,
-        link_s=link_bytes / (link_gbps * 1e9) if link_bytes else 0.0,
+        flops=cost.flops,
+        compute_s=compute_s,
+        weight_read_s=weight_read_s,
+        overhead_s=cost.layer_visits * home.device_class.layer_overhead_s,
+        link_bytes=cost.link_bytes,
+        link_s=cost.link_bytes / (link_gbps * GB) if cost.link_bytes else 0.0,
+    )
+
+
+def _compute_and_read_s(cost: Cost, device: Device) -> tuple[float, float]:
+    cls = device.device_class
+    return (
+        cost.flops / (device.peak_flops * cls.flops_efficiency),
+        cost.weight_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency),
     )

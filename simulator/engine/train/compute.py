@@ -3,6 +3,10 @@ backward (`backward_flops_per_sequence`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.layers import (
     LayerShape,
     active_params,
@@ -35,6 +39,63 @@ def train_flops_per_sequence(layer: LayerShape, seq_len: int) -> float:
     return TRAIN_PASSES * forward_flops_per_sequence(layer, seq_len)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayerPass:
+    """What a backward rule sees: one layer, one sequence. `lora_params` None: every weight is
+    trained; a count: LoRA adapters of that many weights on a frozen base."""
+
+    layer: LayerShape
+    seq_len: int
+    lora_params: int | None
+    checkpointing: bool
+
+    @property
+    def matmul_flops(self) -> float:
+        return MATMUL_FLOPS_PER_PARAM * self.seq_len * active_params(self.layer)
+
+    @property
+    def score_flops(self) -> float:
+        per_position = score_flops_per_token_per_position(self.layer.attention)
+        return self.seq_len * self.seq_len * per_position
+
+    @property
+    def adapter_flops(self) -> float:
+        return float(MATMUL_FLOPS_PER_PARAM * self.seq_len * (self.lora_params or 0))
+
+
+# The backward of one layer for one sequence, rule by rule (FLOP_OVERHEAD on each, as §5
+# puts it on the forward).
+BACKWARD_RULES: CostRules[LayerPass] = CostRules("backward")
+
+
+@BACKWARD_RULES.register("activation_grads")
+def activation_grads(x: LayerPass) -> Cost:
+    """dX = dY·Wᵀ through every matmul, base and adapters alike."""
+    return Cost(flops=FLOP_OVERHEAD * ACTIVATION_GRAD_PASSES * (x.matmul_flops + x.adapter_flops))
+
+
+@BACKWARD_RULES.register("weight_grads")
+def weight_grads(x: LayerPass) -> Cost:
+    """dW = Xᵀ·dY for the trained weights only: the adapters under LoRA (the base is
+    frozen), every weight otherwise."""
+    trained = x.matmul_flops if x.lora_params is None else x.adapter_flops
+    return Cost(flops=FLOP_OVERHEAD * WEIGHT_GRAD_PASSES * trained)
+
+
+@BACKWARD_RULES.register("score_grads")
+def score_grads(x: LayerPass) -> Cost:
+    """QKᵀ and score·V multiply two activations: both need gradients."""
+    return Cost(flops=FLOP_OVERHEAD * SCORE_BACKWARD_PASSES * x.score_flops)
+
+
+@BACKWARD_RULES.register("checkpoint_recompute")
+def checkpoint_recompute(x: LayerPass) -> Cost:
+    """With activation checkpointing the layer's forward (adapters included) runs again."""
+    if not x.checkpointing:
+        return ZERO
+    return Cost(flops=FLOP_OVERHEAD * (x.matmul_flops + x.score_flops + x.adapter_flops))
+
+
 def backward_flops_per_sequence(
     layer: LayerShape,
     seq_len: int,
@@ -42,25 +103,13 @@ def backward_flops_per_sequence(
     lora_params: int | None,
     checkpointing: bool,
 ) -> float:
-    """Backward FLOPs of one layer for one sequence, plus the checkpoint's recomputed forward.
-
-    `lora_params` None: every weight is trained (§5's rule, backward = 2 × forward). A count:
-    LoRA on a frozen base: the base matmuls need dX only (1 × their forward), the scores
-    2 × theirs, the adapters (trainable, `lora_params` weights) dX and dW; the recompute is the
-    forward with the adapters (`lora_forward_flops_per_sequence`)."""
-    forward = forward_flops_per_sequence(layer, seq_len)
-    if lora_params is None:
-        return (BACKWARD_PASSES_FULL + int(checkpointing)) * forward
-    matmuls = MATMUL_FLOPS_PER_PARAM * seq_len * active_params(layer)
-    scores = seq_len * seq_len * score_flops_per_token_per_position(layer.attention)
-    adapters = MATMUL_FLOPS_PER_PARAM * seq_len * lora_params
-    backward = FLOP_OVERHEAD * (
-        ACTIVATION_GRAD_PASSES * matmuls
-        + SCORE_BACKWARD_PASSES * scores
-        + (ACTIVATION_GRAD_PASSES + WEIGHT_GRAD_PASSES) * adapters
+    """Backward FLOPs of one layer for one sequence, plus the checkpoint's recomputed forward
+    (`BACKWARD_RULES`). Without LoRA this is §5's 2 × forward (+ 1 × to recompute); LoRA on a
+    frozen base needs dX only for the base, 1 × its forward."""
+    inputs = LayerPass(
+        layer=layer, seq_len=seq_len, lora_params=lora_params, checkpointing=checkpointing
     )
-    recompute = lora_forward_flops_per_sequence(layer, seq_len, lora_params)
-    return backward + (recompute if checkpointing else 0.0)
+    return BACKWARD_RULES.total(inputs).flops
 
 
 def lora_forward_flops_per_sequence(layer: LayerShape, seq_len: int, lora_params: int) -> float:
@@ -75,5 +124,6 @@ def score_flops_fraction(layer: LayerShape, seq_len: int) -> float:
     return scores / (MATMUL_FLOPS_PER_PARAM * active_params(layer) + scores)
 
 
-def effective_flops_per_s(bf16_tflops: float, utilization: float, speedup: float) -> float:
+def effective_flops_per_s(bf16_tflops: Any, utilization: Any, speedup: float) -> Any:
+    """FLOPs per second the GPU sustains; floats or NumPy arrays alike."""
     return bf16_tflops * TERA * utilization * speedup

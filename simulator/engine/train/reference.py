@@ -22,6 +22,7 @@ from simulator.engine.train.memory import (
     layers_per_gpu,
     micro_batch_for,
 )
+from simulator.engine.train.schedules import FILL_DRAIN, pipeline_step
 from simulator.engine.train.transfer import (
     LOADS_PER_MICRO_BATCH,
     SOURCE_NONE,
@@ -116,8 +117,11 @@ def evaluate_split(
         bandwidth = link_gbps(source, gpu_count=gpus, **links)
         transfer_mb = LOADS_PER_MICRO_BATCH * streamed * costs.layer_gib / bandwidth
     m = pipeline_micro_batches(gpus, workload.micro_batches)
-    compute, transfer, bubble = m * compute_mb, m * transfer_mb, (gpus - 1) * compute_mb
-    step = max(compute, transfer) + bubble
+    compute, transfer = m * compute_mb, m * transfer_mb
+    step, bubble = pipeline_step(
+        FILL_DRAIN, makespan_s=max(compute_mb, transfer_mb), compute_s=compute_mb,
+        micro_batches=m, stages=gpus,
+    )  # fmt: skip
     bound = "compute" if compute >= transfer else limiting_link(source, gpu_count=gpus, **links)
     return SplitResult(
         resident_layers=resident_layers,

@@ -21,6 +21,7 @@ With every switch off, `refined_curve` reproduces `reference.reference_curve`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from simulator.engine.formats.training import layer_gib
@@ -42,6 +43,7 @@ from simulator.engine.train.memory import (
     micro_batch_for,
 )
 from simulator.engine.train.reference import GREEDY_MIN_FREE_GIB, SplitResult, overhead_pct
+from simulator.engine.train.schedules import FILL_DRAIN, ONE_F_ONE_B, pipeline_step
 from simulator.engine.train.timeline import LayerEvent, Timeline
 from simulator.engine.train.transfer import (
     LOADS_PER_MICRO_BATCH,
@@ -72,6 +74,21 @@ class Refinements:
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
+
+    # The rules each switch selects: the computation calls them and never asks the switch.
+    @property
+    def schedule(self) -> str:
+        """The pipeline schedule (schedules.py)."""
+        return ONE_F_ONE_B if self.one_f_one_b else FILL_DRAIN
+
+    @property
+    def transfer_seconds(self) -> Callable[[float, float], float]:
+        """Seconds to move GiB over GB/s: converted, or the seed's ratio."""
+        return transfer_s if self.decimal_bandwidth else seed_transfer_s
+
+    def utilization(self, base: float, tokens: int) -> float:
+        """The utilization a micro-batch of `tokens` tokens reaches."""
+        return base * utilization_factor(tokens) if self.utilization_curve else base
 
 
 ALL_REFINEMENTS = Refinements()
@@ -171,7 +188,7 @@ def _transfer_s(
         return {}, SOURCE_NONE
     g, pcie = hw.gpu_count, hw.require_gpu().pcie_gbps
     nvme_bw = min(pcie, hw.nvme_gbps / g)
-    seconds = transfer_s if refine.decimal_bandwidth else seed_transfer_s
+    seconds = refine.transfer_seconds
     total = sum(plans[i].gib for i in streamed) * g
     if not refine.partial_ram or total <= hw.pinned_gib:
         bw = pcie if total <= hw.pinned_gib else nvme_bw
@@ -253,9 +270,7 @@ def evaluate_refined(
     batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
     if batch < 1:
         return None
-    util = workload.utilization
-    if refine.utilization_curve:
-        util *= utilization_factor(batch * workload.seq_len)
+    util = refine.utilization(workload.utilization, batch * workload.seq_len)
     flops_per_s = effective_flops_per_s(
         hw.require_gpu().bf16_tflops, util, workload.quant.compute_speedup
     )
@@ -281,12 +296,9 @@ def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: i
          makespan: float, source: str) -> SplitResult:  # fmt: skip
     g = hw.gpu_count
     m = pipeline_micro_batches(g, workload.micro_batches)
-    if refine.one_f_one_b:
-        step = max(m * makespan, (m + g - 1) * compute_mb)
-        bubble = step - m * makespan
-    else:
-        bubble = (g - 1) * compute_mb
-        step = m * makespan + bubble
+    step, bubble = pipeline_step(
+        refine.schedule, makespan_s=makespan, compute_s=compute_mb, micro_batches=m, stages=g
+    )
     compute, transfer = m * compute_mb, m * transfer_mb
     link_bound = makespan > compute_mb * (1 + STALL_TOLERANCE)
     return SplitResult(

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from simulator.engine.hardware import Hardware
+from simulator.engine.train.compute import effective_flops_per_s
 from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult, overhead_pct
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
@@ -30,6 +31,7 @@ from simulator.engine.train.refined import (
     resident_order,
     stage_layers,
 )
+from simulator.engine.train.schedules import pipeline_step
 from simulator.engine.train.sweep import HardwareBatch
 from simulator.engine.train.transfer import (
     LOADS_PER_MICRO_BATCH,
@@ -40,7 +42,7 @@ from simulator.engine.train.transfer import (
 )
 from simulator.engine.train.utilization import utilization_factors
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
-from simulator.engine.units import TERA, transfer_s
+from simulator.engine.units import transfer_s
 
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
@@ -175,7 +177,7 @@ def _group(
             0,
         )
     util = workload.utilization * utilization_factors(batch * workload.seq_len)
-    flops_per_s = hw.bf16_tflops * TERA * util * workload.quant.compute_speedup
+    flops_per_s = effective_flops_per_s(hw.bf16_tflops, util, workload.quant.compute_speedup)
     fwd_flops = np.asarray([p.forward_flops_per_sequence for p in stage.plans])
     bwd_flops = np.asarray([p.backward_flops_per_sequence for p in stage.plans])
     forward = batch * fwd_flops[:, np.newaxis, np.newaxis] / flops_per_s
@@ -185,11 +187,17 @@ def _group(
     transfer_mb = LOADS_PER_MICRO_BATCH * _sequential_sum(load)
     makespan = _timeline_s(stage, forward, backward, load)
     m = pipeline_micro_batches(gpus, workload.micro_batches)
-    step = np.maximum(m * makespan, (m + gpus - 1) * compute_mb)
+    step, bubble = pipeline_step(
+        ALL_REFINEMENTS.schedule,
+        makespan_s=makespan,
+        compute_s=compute_mb,
+        micro_batches=m,
+        stages=gpus,
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         tokens = np.where(batch >= 1, m * batch * workload.seq_len / step, -np.inf)
     columns = {"free": free, "batch": batch, "compute_mb": compute_mb,
-               "transfer_mb": transfer_mb, "makespan": makespan, "step": step,
+               "transfer_mb": transfer_mb, "makespan": makespan, "step": step, "bubble": bubble,
                "tokens": tokens, "source": source}  # fmt: skip
     return [_pick(columns, i, configs[i], workload, stage) for i in range(len(configs))]
 
@@ -207,7 +215,7 @@ def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload
     compute_mb, makespan = float(columns["compute_mb"][r, i]), float(columns["makespan"][r, i])
     step = float(columns["step"][r, i])
     compute, transfer = m * compute_mb, m * float(columns["transfer_mb"][r, i])
-    bubble = step - m * makespan
+    bubble = float(columns["bubble"][r, i])
     source = (SOURCE_NONE, SOURCE_RAM, SOURCE_NVME)[int(columns["source"][r, i])]
     link_bound = makespan > compute_mb * (1 + STALL_TOLERANCE)
     return SplitResult(

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from simulator.engine.hardware import Hardware
 from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS
 from simulator.engine.train.reference import TIE_TOLERANCE, LayerCosts, SplitResult, reference_costs
+from simulator.engine.train.schedules import FILL_DRAIN, pipeline_step
 from simulator.engine.train.transfer import LOADS_PER_MICRO_BATCH
 from simulator.engine.train.workload import TrainWorkload
 
@@ -172,8 +173,10 @@ def _grid(
     compute_mb = per_gpu * batch * costs.train_flops_per_sequence / c.flops_per_s[:, col]
     transfer_mb = np.where(streaming, LOADS_PER_MICRO_BATCH * streamed * lg / bandwidth, 0.0)
     compute, transfer = m * compute_mb, m * transfer_mb
-    bubble = (gpus - 1) * compute_mb
-    step = np.maximum(compute, transfer) + bubble
+    step, bubble = pipeline_step(
+        FILL_DRAIN, makespan_s=np.maximum(compute_mb, transfer_mb), compute_s=compute_mb,
+        micro_batches=m, stages=gpus,
+    )  # fmt: skip
     with np.errstate(divide="ignore", invalid="ignore"):
         tokens = np.where(feasible, m * batch * workload.seq_len / step, -np.inf)
     source = np.where(streaming, np.where(from_ram, 1, 2), 0).astype(np.int8)
