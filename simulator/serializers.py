@@ -7,7 +7,16 @@ from django.urls import reverse
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
-from simulator.engine import AUTO, MAX_CONTEXT, PLACEMENTS, QUANT_FORMATS, model_slugs
+from simulator.engine import (
+    AUTO,
+    MAX_CONTEXT,
+    MAX_SEQ_LEN,
+    MAX_TOKENS,
+    PLACEMENTS,
+    QUANT_FORMATS,
+    TRAIN_MODES,
+    model_slugs,
+)
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT_BY_KIND, INFER, INFER_SORT_FIELDS, SORT_FIELDS, TRAIN
 
@@ -85,9 +94,9 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
         help_text=f"training: one of {', '.join(QUANT_FORMATS)}; inference: a weight type "
         "such as Q4_K_M or IQ5_K, or 'A+B' (B for routed experts)",
     )
-    seq_len = serializers.IntegerField(default=1024, min_value=1, max_value=131072)
-    tokens = serializers.IntegerField(default=50_000_000, min_value=1, max_value=10**13)
-    mode = serializers.ChoiceField(choices=("reference", "refined"), default="reference")
+    seq_len = serializers.IntegerField(default=1024, min_value=1, max_value=MAX_SEQ_LEN)
+    tokens = serializers.IntegerField(default=50_000_000, min_value=1, max_value=MAX_TOKENS)
+    mode = serializers.ChoiceField(choices=TRAIN_MODES, default=TRAIN_MODES[0])
     placement = serializers.ChoiceField(choices=(AUTO, *PLACEMENTS), default=AUTO)
     budget = FiniteFloatField(required=False, min_value=1.0, max_value=1e9)
     sort = serializers.ChoiceField(

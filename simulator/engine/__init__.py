@@ -46,7 +46,7 @@ from simulator.engine.io.hardware import MAX_CORES, MAX_GPU_COUNT, parse_hardwar
 from simulator.engine.io.model import workload_model
 from simulator.engine.io.request import parse_request, parse_workload
 from simulator.engine.io.serve_request import MAX_BATCH, MAX_CONTEXT, MAX_LAYER
-from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TOKENS
+from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TOKENS, TRAIN_MODES
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.inference import CapacityError, InferenceResult
@@ -81,7 +81,7 @@ __all__ = [
     "KV_CACHE_BYTES_PER_ELEMENT", "MAX_BATCH", "MAX_CONTEXT", "MAX_CORES", "MAX_GPU_COUNT",
     "MAX_LAYER", "MAX_LORA_RANK", "MAX_SEQ_LEN", "MAX_TOKENS", "MIN_ROWS_FOR_CATEGORY_BAND",
     "MIX_SEPARATOR",
-    "PARTS", "PLACEMENTS", "QUANT_FORMATS", "TIE_TOLERANCE", "TRAIN", "WEIGHT_TYPES",
+    "PARTS", "PLACEMENTS", "QUANT_FORMATS", "TIE_TOLERANCE", "TRAIN", "TRAIN_MODES", "WEIGHT_TYPES",
     "AccuracyReport", "CapacityError", "CategoryStats", "Cpu", "CpuSpec", "Device",
     "EngineInputError", "Gpu", "GpuSpec", "Hardware", "HardwareBatch", "InferWorkload",
     "InferenceRequest", "InferenceResult", "Prediction", "SimulationRequest", "SplitResult",

@@ -31,7 +31,7 @@ MAX_LORA_RANK = 4096
 MAX_MICRO_BATCHES = 1024
 MAX_MICRO_BATCH_CAP = 65536  # sequences per micro-batch; far above any VRAM today
 MAX_TOKENS = 10**15
-MODES = (MODE_REFERENCE, MODE_REFINED)
+TRAIN_MODES = (MODE_REFERENCE, MODE_REFINED)
 
 
 # The fields a training workload may have; any other is refused, never silently ignored.
@@ -70,7 +70,7 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
     quant = workload.get("quant")
     if not isinstance(quant, str):
         raise EngineInputError(field="workload.quant", message="must be a format name")
-    mode = choice(workload, "mode", path, MODES, MODE_REFERENCE)
+    mode = choice(workload, "mode", path, TRAIN_MODES, MODE_REFERENCE)
     return TrainWorkload(
         model=workload_model(workload),
         quant=quant_format(quant),
