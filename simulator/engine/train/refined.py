@@ -299,22 +299,48 @@ def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: i
     step, bubble = pipeline_step(
         refine.schedule, makespan_s=makespan, compute_s=compute_mb, micro_batches=m, stages=g
     )
-    compute, transfer = m * compute_mb, m * transfer_mb
-    link_bound = makespan > compute_mb * (1 + STALL_TOLERANCE)
+    return split_row(
+        hw, resident=resident, per_gpu=per_gpu, free_gib=free, batch=batch, micro_batches=m,
+        compute_mb_s=compute_mb, transfer_mb_s=transfer_mb, makespan_s=makespan, step_s=step,
+        bubble_s=bubble, tokens_per_s=m * batch * workload.seq_len / step, source=source,
+    )  # fmt: skip
+
+
+def split_row(
+    hw: Hardware,
+    *,
+    resident: int,
+    per_gpu: int,
+    free_gib: float,
+    batch: int,
+    micro_batches: int,
+    compute_mb_s: float,
+    transfer_mb_s: float,
+    makespan_s: float,
+    step_s: float,
+    bubble_s: float,
+    tokens_per_s: float,
+    source: str,
+) -> SplitResult:
+    """A refined split as a curve row, from one micro-batch's figures; the link is the
+    bottleneck when waiting for weights stretches the micro-batch past STALL_TOLERANCE."""
+    compute, transfer = micro_batches * compute_mb_s, micro_batches * transfer_mb_s
+    link_bound = makespan_s > compute_mb_s * (1 + STALL_TOLERANCE)
+    gpu = hw.require_gpu()
     return SplitResult(
         resident_layers=resident,
         streamed_layers=per_gpu - resident,
-        free_vram_gib=free,
+        free_vram_gib=free_gib,
         micro_batch=batch,
-        micro_batches=m,
+        micro_batches=micro_batches,
         compute_s=compute,
         transfer_s=transfer,
-        bubble_s=bubble,
-        step_s=step,
-        overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
-        tokens_per_s=m * batch * workload.seq_len / step,
+        bubble_s=bubble_s,
+        step_s=step_s,
+        overhead_pct=overhead_pct(step_s=step_s, bubble_s=bubble_s, compute_s=compute),
+        tokens_per_s=tokens_per_s,
         bottleneck=limiting_link(
-            source, pcie_gbps=hw.require_gpu().pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
+            source, pcie_gbps=gpu.pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=hw.gpu_count
         )
         if link_bound
         else "compute",

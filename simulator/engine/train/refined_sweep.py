@@ -21,14 +21,14 @@ from numpy.typing import NDArray
 
 from simulator.engine.hardware import Hardware
 from simulator.engine.train.compute import effective_flops_per_s
-from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult, overhead_pct
+from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
-    STALL_TOLERANCE,
     LayerPlan,
     activation_gib_per_sequence,
     held_gib,
     resident_order,
+    split_row,
     stage_layers,
 )
 from simulator.engine.train.schedules import pipeline_step
@@ -38,7 +38,6 @@ from simulator.engine.train.transfer import (
     SOURCE_NONE,
     SOURCE_NVME,
     SOURCE_RAM,
-    limiting_link,
 )
 from simulator.engine.train.utilization import utilization_factors
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
@@ -212,31 +211,15 @@ def _pick(columns: dict[str, Any], i: int, hw: Hardware, workload: TrainWorkload
     r = int(np.argmax(tokens >= best * (1.0 - TIE_TOLERANCE)))
     g, per_gpu = hw.gpu_count, len(stage.plans)
     m = pipeline_micro_batches(g, workload.micro_batches)
-    compute_mb, makespan = float(columns["compute_mb"][r, i]), float(columns["makespan"][r, i])
-    step = float(columns["step"][r, i])
-    compute, transfer = m * compute_mb, m * float(columns["transfer_mb"][r, i])
-    bubble = float(columns["bubble"][r, i])
     source = (SOURCE_NONE, SOURCE_RAM, SOURCE_NVME)[int(columns["source"][r, i])]
-    link_bound = makespan > compute_mb * (1 + STALL_TOLERANCE)
-    return SplitResult(
-        resident_layers=r,
-        streamed_layers=per_gpu - r,
-        free_vram_gib=float(columns["free"][r, i]),
-        micro_batch=int(columns["batch"][r, i]),
-        micro_batches=m,
-        compute_s=compute,
-        transfer_s=transfer,
-        bubble_s=bubble,
-        step_s=step,
-        overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=compute),
-        tokens_per_s=float(tokens[r]),
-        bottleneck=limiting_link(
-            source, pcie_gbps=hw.require_gpu().pcie_gbps, nvme_gbps=hw.nvme_gbps, gpu_count=g
-        )
-        if link_bound
-        else "compute",
-        transfer_source=source,
-    )
+    return split_row(
+        hw, resident=r, per_gpu=per_gpu, free_gib=float(columns["free"][r, i]),
+        batch=int(columns["batch"][r, i]), micro_batches=m,
+        compute_mb_s=float(columns["compute_mb"][r, i]),
+        transfer_mb_s=float(columns["transfer_mb"][r, i]),
+        makespan_s=float(columns["makespan"][r, i]), step_s=float(columns["step"][r, i]),
+        bubble_s=float(columns["bubble"][r, i]), tokens_per_s=float(tokens[r]), source=source,
+    )  # fmt: skip
 
 
 def refined_best_splits(
