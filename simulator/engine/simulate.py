@@ -12,7 +12,7 @@ from simulator.engine.model.layers import moe_layer, reference_layer
 from simulator.engine.serve.inference import InferenceResult, simulate_inference
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.train.facts import model_facts
-from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS, layers_per_gpu
+from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
 from simulator.engine.train.reference import (
     TIE_RULE,
     LayerCosts,
@@ -37,7 +37,7 @@ def minimum_vram_gib(costs: LayerCosts, gpu_count: int) -> float:
     (double buffer) or keeping every layer resident, plus LoRA and the CUDA context."""
     per_gpu = layers_per_gpu(costs.num_layers, gpu_count)
     weights = min(DOUBLE_BUFFER_LAYERS, per_gpu) * costs.layer_gib
-    fixed = per_gpu * costs.lora_gib_per_layer + CUDA_CONTEXT_GIB
+    fixed = fixed_vram_gib(per_gpu * costs.lora_gib_per_layer)
     return weights + fixed + costs.gib_per_sequence
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from simulator.engine.hardware import GPU_RESERVE_GIB, PYTORCH
 from simulator.engine.model.layers import LayerShape, qkv_width
@@ -15,6 +19,7 @@ CUDA_CONTEXT_GIB = GPU_RESERVE_GIB[PYTORCH]  # §6: what PyTorch keeps on each G
 DOUBLE_BUFFER_LAYERS = 2  # §6: one layer computing, one arriving
 MAX_MICRO_BATCH = 256  # §4: B is searched in 1..256
 GIB = 1024**3
+FloatOrArray = TypeVar("FloatOrArray", float, NDArray[np.floating[Any]])
 
 
 def activation_bytes_per_sequence(layer: LayerShape, seq_len: int) -> float:
@@ -65,6 +70,17 @@ def activation_bytes(layer: LayerShape, micro_batch: int, seq_len: int) -> float
         + tokens * layer.num_experts * FP32_BYTES
     )
     return FRAGMENTATION_FACTOR * max(peak_attention, peak_mlp)
+
+
+def fixed_vram_gib(lora_gib: FloatOrArray) -> FloatOrArray:
+    """§6: what every split holds on a GPU whatever it streams: the LoRA adapters of its
+    layers and the stack's own reserve (floats or arrays)."""
+    return lora_gib + CUDA_CONTEXT_GIB
+
+
+def double_buffer_gib(layer_gib: FloatOrArray) -> FloatOrArray:
+    """§6: room for two streamed layers, one computing and one arriving."""
+    return DOUBLE_BUFFER_LAYERS * layer_gib
 
 
 def vram_breakdown_gib(

@@ -15,10 +15,10 @@ from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.lora import lora_bytes_per_layer
 from simulator.engine.train.compute import effective_flops_per_s, train_flops_per_sequence
 from simulator.engine.train.memory import (
-    CUDA_CONTEXT_GIB,
-    DOUBLE_BUFFER_LAYERS,
     GIB,
     budget_gib_per_sequence,
+    double_buffer_gib,
+    fixed_vram_gib,
     layers_per_gpu,
     micro_batch_for,
 )
@@ -91,8 +91,8 @@ def reference_costs(workload: TrainWorkload) -> LayerCosts:
 def free_vram_gib(costs: LayerCosts, hardware: Hardware, resident_layers: int) -> float:
     """§6: VRAM − (R·layer + double buffer if anything streams + LoRA of L layers + context)."""
     per_gpu = layers_per_gpu(costs.num_layers, hardware.gpu_count)
-    buffer = DOUBLE_BUFFER_LAYERS * costs.layer_gib if resident_layers < per_gpu else 0.0
-    fixed = per_gpu * costs.lora_gib_per_layer + CUDA_CONTEXT_GIB
+    buffer = double_buffer_gib(costs.layer_gib) if resident_layers < per_gpu else 0.0
+    fixed = fixed_vram_gib(per_gpu * costs.lora_gib_per_layer)
     return hardware.require_gpu().vram_gib - (resident_layers * costs.layer_gib + buffer + fixed)
 
 

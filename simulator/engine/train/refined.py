@@ -35,10 +35,10 @@ from simulator.engine.train.compute import (
     lora_forward_flops_per_sequence,
 )
 from simulator.engine.train.memory import (
-    CUDA_CONTEXT_GIB,
-    DOUBLE_BUFFER_LAYERS,
     GIB,
     budget_gib_per_sequence,
+    double_buffer_gib,
+    fixed_vram_gib,
     layers_per_gpu,
     micro_batch_for,
 )
@@ -170,9 +170,9 @@ def held_gib(plans: list[LayerPlan], resident: frozenset[int]) -> float:
     """VRAM a split holds before activations: resident weights, the double buffer (two of
     the largest streamed layer) if anything streams, LoRA of every layer, the context."""
     streamed = [p.gib for i, p in enumerate(plans) if i not in resident]
-    buffer = DOUBLE_BUFFER_LAYERS * max(streamed) if streamed else 0.0
+    buffer = double_buffer_gib(max(streamed)) if streamed else 0.0
     weights = sum(p.gib for i, p in enumerate(plans) if i in resident)
-    fixed = sum(p.lora_gib for p in plans) + CUDA_CONTEXT_GIB
+    fixed = fixed_vram_gib(sum(p.lora_gib for p in plans))
     return weights + buffer + fixed
 
 

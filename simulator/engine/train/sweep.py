@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from simulator.engine.hardware import Hardware
-from simulator.engine.train.memory import CUDA_CONTEXT_GIB, DOUBLE_BUFFER_LAYERS
+from simulator.engine.train.memory import double_buffer_gib, fixed_vram_gib
 from simulator.engine.train.reference import TIE_TOLERANCE, LayerCosts, SplitResult, reference_costs
 from simulator.engine.train.schedules import FILL_DRAIN, pipeline_step
 from simulator.engine.train.transfer import LOADS_PER_MICRO_BATCH
@@ -147,7 +147,7 @@ def _chunk(costs: LayerCosts, workload: TrainWorkload, hw: HardwareBatch) -> _Ch
         hw=hw,
         per_gpu=per_gpu,
         micro_batches=m,
-        fixed_gib=(per_gpu * costs.lora_gib_per_layer + CUDA_CONTEXT_GIB).astype(np.float64),
+        fixed_gib=fixed_vram_gib(per_gpu * costs.lora_gib_per_layer).astype(np.float64),
         flops_per_s=flops_per_s,
         bound_tokens_per_s=bound * (1.0 + BOUND_SLACK),
     )
@@ -162,7 +162,7 @@ def _grid(
     per_gpu, gpus, m = c.per_gpu[:, col], hw.gpu_count[:, col], c.micro_batches[:, col]
     valid = resident <= per_gpu
     streaming = resident < per_gpu
-    buffer = np.where(streaming, DOUBLE_BUFFER_LAYERS * lg, 0.0)
+    buffer = np.where(streaming, double_buffer_gib(lg), 0.0)
     free = hw.vram_gib[:, col] - ((resident * lg + buffer) + c.fixed_gib[:, col])
     batch = np.minimum(np.floor(free / costs.gib_per_sequence), workload.max_micro_batch)
     feasible = valid & (free > 0) & (batch >= 1)
