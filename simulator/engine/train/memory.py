@@ -22,19 +22,26 @@ GIB = 1024**3
 FloatOrArray = TypeVar("FloatOrArray", float, NDArray[np.floating[Any]])
 
 
-def activation_bytes_per_sequence(layer: LayerShape, seq_len: int) -> float:
-    """Peak activation bytes of one layer for B = 1 (gradient checkpointing, flash attention),
-    fragmentation included. Every term is linear in B, so activation(B) = B × this (§4)."""
-    tokens, h = seq_len, layer.hidden_size
+def activation_bytes(layer: LayerShape, micro_batch: int, seq_len: int) -> float:
+    """§4: peak activation bytes of one layer for B sequences of S tokens (T = B·S), gradient
+    checkpointing and flash attention, fragmentation included; the larger of the attention
+    and the MLP peaks."""
+    tokens, h, att = micro_batch * seq_len, layer.hidden_size, layer.attention
     hidden_state = tokens * h * BF16_BYTES  # input, attention output and output grad alike
-    qkv = tokens * qkv_width(layer.attention) * BF16_BYTES
-    flash_workspace = layer.attention.num_heads * seq_len * FP32_BYTES
+    qkv = tokens * qkv_width(att) * BF16_BYTES
+    flash_workspace = micro_batch * att.num_heads * seq_len * FP32_BYTES
     shared_mlp = 2 * tokens * layer.mlp_intermediate_size * BF16_BYTES
     routed_mlp = layer.experts_per_token * 2 * tokens * layer.expert_intermediate_size * BF16_BYTES
     router_logits = tokens * layer.num_experts * FP32_BYTES
     peak_attention = 3 * hidden_state + qkv + flash_workspace
     peak_mlp = 3 * hidden_state + shared_mlp + routed_mlp + router_logits
     return FRAGMENTATION_FACTOR * max(peak_attention, peak_mlp)
+
+
+def activation_bytes_per_sequence(layer: LayerShape, seq_len: int) -> float:
+    """§4 for B = 1. Every term is linear in B, so activation(B) = B × this (`manage.py
+    simulate --validate` checks it)."""
+    return activation_bytes(layer, 1, seq_len)
 
 
 def budget_gib_per_sequence(layer: LayerShape, seq_len: int) -> float:
@@ -52,24 +59,6 @@ def micro_batch_for(free_gib: float, gib_per_sequence: float, max_micro_batch: i
 
 def layers_per_gpu(num_layers: int, gpu_count: int) -> int:
     return math.ceil(num_layers / gpu_count)  # §6: L = ceil(N / G)
-
-
-def activation_bytes(layer: LayerShape, micro_batch: int, seq_len: int) -> float:
-    """§4 written term by term for B sequences (T = B·S), for the linearity check."""
-    tokens, h, att = micro_batch * seq_len, layer.hidden_size, layer.attention
-    hidden_state = tokens * h * BF16_BYTES
-    peak_attention = (
-        3 * hidden_state
-        + tokens * qkv_width(att) * BF16_BYTES
-        + micro_batch * att.num_heads * seq_len * FP32_BYTES
-    )
-    peak_mlp = (
-        3 * hidden_state
-        + 2 * tokens * layer.mlp_intermediate_size * BF16_BYTES
-        + layer.experts_per_token * 2 * tokens * layer.expert_intermediate_size * BF16_BYTES
-        + tokens * layer.num_experts * FP32_BYTES
-    )
-    return FRAGMENTATION_FACTOR * max(peak_attention, peak_mlp)
 
 
 def fixed_vram_gib(lora_gib: FloatOrArray) -> FloatOrArray:
