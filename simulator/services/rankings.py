@@ -137,7 +137,7 @@ def ranking_options_normalize(options: object, *, kind: str = TRAIN) -> dict[str
         )
     sorts = SORTS_BY_KIND[kind]
     sort = options.get("sort", DEFAULT_SORT_BY_KIND[kind])
-    if sort not in sorts:
+    if not isinstance(sort, str) or sort not in sorts:
         raise EngineInputError(field="ranking.sort", message=f"must be one of {list(sorts)}")
     all_tiers = [tier.value for tier in StorageTier]
     normalized = {

@@ -78,7 +78,7 @@ def _computable() -> Iterator[None]:
     try:
         yield
     except (ArithmeticError, StopIteration) as exc:
-        raise _out_of_range(type(exc).__name__) from exc
+        raise _out_of_range("no finite answer") from exc
 
 
 def simulation_single_compute(body: dict[str, Any]) -> dict[str, Any]:

@@ -126,8 +126,76 @@ SIMULATE_CASES = {
         with_value(TRAIN, "hardware.gpu_count", 10**6), 400, "hardware.gpu_count"
     ),
     "pinned-above-ram": Bad(with_value(TRAIN, "hardware.pinned_gb", 64), 400, "hardware.pinned_gb"),
-    "tiny-tflops-overflow": Bad(
-        with_value(TRAIN, "hardware.gpu.bf16_tflops", 5e-324), 400, "request", "outside"
+    # numbers a device cannot have: refused by the field's range, before any arithmetic
+    "tiny-tflops": Bad(
+        with_value(TRAIN, "hardware.gpu.bf16_tflops", 5e-324),
+        400,
+        "hardware.gpu.bf16_tflops",
+        "from 0.01",
+    ),
+    "tiny-utilization": Bad(
+        with_value(TRAIN, "workload.utilization", 5e-324), 400, "workload.utilization", "0.01"
+    ),
+    "astronomic-vram": Bad(
+        with_value(TRAIN, "hardware.gpu.vram_gb", 1e308), 400, "hardware.gpu.vram_gb"
+    ),
+    "integer-beyond-any-float": Bad(
+        with_value(TRAIN, "hardware.ram_gb", 10**400), 400, "hardware.ram_gb"
+    ),
+    "tiny-cpu-clock": Bad(
+        with_value(INFER, "hardware.cpu", {"name": "EPYC 9124", "ghz": 1e-9}),
+        400,
+        "hardware.cpu.ghz",
+    ),
+    "model-config-a-list": Bad(
+        with_value(TRAIN, "workload.model_config", []), 400, "workload.model_config", "object"
+    ),
+    "model-config-zero-head-dim": Bad(
+        with_value(
+            TRAIN,
+            "workload.model_config",
+            {
+                "hidden_size": 4096,
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "intermediate_size": 14336,
+                "vocab_size": 128256,
+                "head_dim": 0,
+            },
+        ),
+        400,
+        "workload.model_config.head_dim",
+    ),
+    "model-config-huge-hidden-size": Bad(
+        with_value(
+            TRAIN,
+            "workload.model_config",
+            {
+                "hidden_size": 10**400,
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "intermediate_size": 14336,
+                "vocab_size": 128256,
+            },
+        ),
+        400,
+        "workload.model_config.hidden_size",
+    ),
+    "model-config-a-billion-mtp-layers": Bad(
+        with_value(
+            TRAIN,
+            "workload.model_config",
+            {
+                "hidden_size": 4096,
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "intermediate_size": 14336,
+                "vocab_size": 128256,
+                "num_nextn_predict_layers": 10**9,
+            },
+        ),
+        400,
+        "workload.model_config.num_nextn_predict_layers",
     ),
     # wrong types
     "workload-a-list": Bad({**TRAIN, "workload": []}, 400, "workload"),
@@ -195,6 +263,8 @@ SIMULATE_CASES = {
     "ranking-negative-budget": Bad(
         with_value(RANKING, "ranking.budget_usd", -1), 400, "ranking.budget_usd"
     ),
+    "ranking-sort-an-object": Bad(with_value(RANKING, "ranking.sort", {}), 400, "ranking.sort"),
+    "ranking-sort-a-list": Bad(with_value(RANKING, "ranking.sort", []), 400, "ranking.sort"),
     "ranking-no-storage": Bad(
         with_value(RANKING, "ranking.storage_tiers", []), 400, "ranking.storage_tiers"
     ),

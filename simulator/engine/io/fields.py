@@ -57,16 +57,27 @@ def number(
     path: str,
     default: float | None = None,
     *,
+    lower: float | None = None,
     upper: float = math.inf,
     allow_zero: bool = False,
 ) -> float:
+    """A number > 0 (≥ 0 with `allow_zero`; from `lower` when given) and ≤ `upper`."""
     value = section.get(key, default)
     field = f"{path}.{key}"
     if value is None:
         raise EngineInputError(field=field, message="is required")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise EngineInputError(field=field, message=f"must be a number, got {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        number = math.inf
+    if lower is not None:
+        if not lower <= number <= upper:
+            raise EngineInputError(
+                field=field, message=f"must be a number from {lower:g} to {upper:g}"
+            )
+        return number
     low_ok = number >= 0 if allow_zero else number > 0
     if not math.isfinite(number) or not low_ok or number > upper:
         bound = "≥ 0" if allow_zero else "> 0"

@@ -34,6 +34,24 @@ HARDWARE_FIELDS = frozenset(
 GPU_FIELDS = frozenset({"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps"})
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
 UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
+# What a figure may be (inclusive), in its request unit: physical devices sit far inside
+# these, and the engine's arithmetic stays finite at both ends.
+FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
+    "gpu.vram_gb": (0.25, 65_536.0),
+    "gpu.bf16_tflops": (0.01, 1_000_000.0),
+    "gpu.pcie_gbps": (0.01, 100_000.0),
+    "gpu.mem_gbps": (0.1, 1_000_000.0),
+    "cpu.mem_gbps": (0.1, 1_000_000.0),
+    "cpu.flops_per_core_cycle": (1.0, 4_096.0),
+    "cpu.ghz": (0.1, MAX_GHZ),
+    "unified.mem_gb": (0.25, 1_048_576.0),
+    "unified.mem_gbps": (0.1, 1_000_000.0),
+    "unified.tflops": (0.01, 1_000_000.0),
+    "ram_gb": (0.0, 1_048_576.0),
+    "pinned_gb": (0.0, 1_048_576.0),
+    "nvme_gbps": (0.01, 100_000.0),
+    "link_gbps": (0.01, 100_000.0),
+}
 # Host RAM when a request leaves it out, GiB: training assumes seed 000's 32 GB host (Build
 # A); serving assumes none, so a CPU placement needs `ram_gb` stated.
 HARDWARE_DEFAULTS: dict[str, dict[str, float]] = {TRAIN: {"ram_gb": 32.0}, INFER: {"ram_gb": 0.0}}
@@ -86,6 +104,13 @@ def _system_table(device: System) -> dict[str, object]:
             "mem_gbps": device.mem_bandwidth_gbps, "tflops": device.gpu_tflops}  # fmt: skip
 
 
+def _figure(section: Mapping[str, object], name: str, default: float | None = None) -> float:
+    """The figure `name` ("gpu.vram_gb", "ram_gb") of a hardware section, within its bounds."""
+    path, _, key = f"hardware.{name}".rpartition(".")
+    lower, upper = FIGURE_BOUNDS[name]
+    return number(section, key, path, default, lower=lower, upper=upper)
+
+
 def parse_gpu(value: object) -> GpuSpec:
     """A GPU by name from the device table, or an object of its figures."""
     path = "hardware.gpu"
@@ -99,11 +124,11 @@ def parse_gpu(value: object) -> GpuSpec:
     mem_gbps = figures.get("mem_gbps")
     return GpuSpec(
         name=str(figures.get("name") or "GPU"),
-        vram_gib=number(figures, "vram_gb", path),
-        bf16_tflops=number(figures, "bf16_tflops", path),
-        pcie_gbps=number(figures, "pcie_gbps", path),
+        vram_gib=_figure(figures, "gpu.vram_gb"),
+        bf16_tflops=_figure(figures, "gpu.bf16_tflops"),
+        pcie_gbps=_figure(figures, "gpu.pcie_gbps"),
         fp4=fp4,
-        mem_gbps=None if mem_gbps is None else number(figures, "mem_gbps", path),
+        mem_gbps=None if mem_gbps is None else _figure(figures, "gpu.mem_gbps"),
     )
 
 
@@ -118,9 +143,9 @@ def parse_cpu(value: object) -> CpuSpec:
     return CpuSpec(
         name=str(figures.get("name") or "CPU"),
         cores=integer(figures, "cores", path, None, upper=MAX_CORES),
-        mem_gbps=number(figures, "mem_gbps", path),
-        flops_per_core_cycle=number(figures, "flops_per_core_cycle", path),
-        ghz=number(figures, "ghz", path, upper=MAX_GHZ),
+        mem_gbps=_figure(figures, "cpu.mem_gbps"),
+        flops_per_core_cycle=_figure(figures, "cpu.flops_per_core_cycle"),
+        ghz=_figure(figures, "cpu.ghz"),
     )
 
 
@@ -133,9 +158,9 @@ def parse_unified(value: object) -> UnifiedSpec:
     )  # fmt: skip
     return UnifiedSpec(
         name=str(figures.get("name") or "Unified memory"),
-        mem_gib=number(figures, "mem_gb", path),
-        mem_gbps=number(figures, "mem_gbps", path),
-        tflops=number(figures, "tflops", path),
+        mem_gib=_figure(figures, "unified.mem_gb"),
+        mem_gbps=_figure(figures, "unified.mem_gbps"),
+        tflops=_figure(figures, "unified.tflops"),
     )
 
 
@@ -154,13 +179,13 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
     gpu: GpuSpec | None = _optional(hardware, "gpu", parse_gpu)
     if kind == INFER and gpu is not None and gpu.mem_gbps is None:
         raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
-    ram = number(hardware, "ram_gb", path, HARDWARE_DEFAULTS[kind]["ram_gb"], allow_zero=True)
-    pinned = number(hardware, "pinned_gb", path, default_pinned_gib(ram), allow_zero=True)
+    ram = _figure(hardware, "ram_gb", HARDWARE_DEFAULTS[kind]["ram_gb"])
+    pinned = _figure(hardware, "pinned_gb", default_pinned_gib(ram))
     if pinned > ram:
         raise EngineInputError(field="hardware.pinned_gb", message="must not exceed ram_gb")
     link = None if gpu is None else gpu.pcie_gbps
     if gpu is not None or hardware.get("link_gbps") is not None:
-        link = number(hardware, "link_gbps", path, link)
+        link = _figure(hardware, "link_gbps", link)
     return Hardware(
         gpu=gpu,
         gpu_count=integer(hardware, "gpu_count", path, 1, upper=MAX_GPU_COUNT),
@@ -168,7 +193,7 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
         unified=_optional(hardware, "unified", parse_unified),
         ram_gib=ram,
         pinned_gib=pinned,
-        nvme_gbps=number(hardware, "nvme_gbps", path, NVME_GEN4_X1_GBPS),
+        nvme_gbps=_figure(hardware, "nvme_gbps", NVME_GEN4_X1_GBPS),
         link_gbps=0.0 if link is None else link,
     )
 

@@ -16,6 +16,10 @@ def workload_model(workload: Mapping[str, object]) -> ModelShape:
     if isinstance(inline, Mapping):
         slug = workload.get("model") or "custom"
         return parse_model_config(inline, slug=str(slug), path="workload.model_config")
+    if inline is not None:
+        raise EngineInputError(
+            field="workload.model_config", message="must be a JSON object (a config.json)"
+        )
     slug = workload.get("model")
     if not isinstance(slug, str) or not slug:
         raise EngineInputError(field="workload.model", message="must be a model slug")

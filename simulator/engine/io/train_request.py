@@ -31,6 +31,8 @@ MAX_LORA_RANK = 4096
 MAX_MICRO_BATCHES = 1024
 MAX_MICRO_BATCH_CAP = 65536  # sequences per micro-batch; far above any VRAM today
 MAX_TOKENS = 10**15
+# Below 1 % of peak no training stack runs; the fraction multiplies every compute time.
+MIN_UTILIZATION = 0.01
 TRAIN_MODES = (MODE_REFERENCE, MODE_REFINED)
 
 
@@ -76,7 +78,9 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
         quant=quant_format(quant),
         lora=_lora(workload),
         seq_len=integer(workload, "seq_len", path, DEFAULT_SEQ_LEN, upper=MAX_SEQ_LEN),
-        utilization=number(workload, "utilization", path, DEFAULT_UTILIZATION, upper=1.0),
+        utilization=number(
+            workload, "utilization", path, DEFAULT_UTILIZATION, lower=MIN_UTILIZATION, upper=1.0
+        ),
         tokens=optional_integer(workload, "tokens", path, upper=MAX_TOKENS),
         micro_batches=optional_integer(workload, "micro_batches", path, upper=MAX_MICRO_BATCHES),
         max_micro_batch=integer(

@@ -13,6 +13,11 @@ from simulator.engine.errors import EngineInputError
 
 # Keys that name the routed-expert count in the families we read (GLM/DeepSeek, Mixtral, Qwen).
 ROUTED_EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
+# Bounds on config.json integers: far above every published model (vocabularies of ~256 k,
+# FFN widths of ~65 k, 126 layers, 1 MTP layer), low enough that no size overflows a float.
+MAX_CONFIG_INT = 1 << 24
+MAX_CONFIG_INTS = {"num_hidden_layers": 1024, "num_nextn_predict_layers": 16}
+SHOWN_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,22 +69,27 @@ def _int(config: Mapping[str, object], key: str, *, path: str, minimum: int = 1)
     if key not in config or config[key] is None:
         raise EngineInputError(field=f"{path}.{key}", message="is required in config.json")
     value = config[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    maximum = MAX_CONFIG_INTS.get(key, MAX_CONFIG_INT)
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        shown = repr(value) if len(repr(value)) <= SHOWN_CHARS else f"{repr(value)[:SHOWN_CHARS]}…"
         raise EngineInputError(
-            field=f"{path}.{key}", message=f"must be an integer ≥ {minimum}, got {value!r}"
+            field=f"{path}.{key}",
+            message=f"must be an integer from {minimum} to {maximum}, got {shown}",
         )
     return value
 
 
-def _opt_int(config: Mapping[str, object], key: str, default: int, *, path: str) -> int:
+def _opt_int(
+    config: Mapping[str, object], key: str, default: int, *, path: str, minimum: int = 0
+) -> int:
     if config.get(key) is None:
         return default
-    return _int(config, key, path=path, minimum=0)
+    return _int(config, key, path=path, minimum=minimum)
 
 
 def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> AttentionShape:
     heads = _int(config, "num_attention_heads", path=path)
-    kv_heads = _opt_int(config, "num_key_value_heads", heads, path=path) or heads
+    kv_heads = _opt_int(config, "num_key_value_heads", heads, path=path, minimum=1)
     if config.get("kv_lora_rank") is not None:
         nope = _int(config, "qk_nope_head_dim", path=path)
         rope = _int(config, "qk_rope_head_dim", path=path)
@@ -98,7 +108,7 @@ def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> Atten
         raise EngineInputError(
             field=f"{path}.head_dim", message="is required when hidden_size % heads != 0"
         )
-    head_dim = _opt_int(config, "head_dim", hidden // heads, path=path)
+    head_dim = _opt_int(config, "head_dim", hidden // heads, path=path, minimum=1)
     return AttentionShape(kind="gqa", num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim)
 
 
