@@ -114,3 +114,21 @@ def test_a_literal_nan_in_the_json_is_a_400_and_stores_nothing() -> None:
     response = client.post(URL, text, content_type="application/json")
     assert response.status_code == 400
     assert not Measurement.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("model", {**BODY, "model": "Llama\x00 3"}),
+        ("hardware.gpu", {**BODY, "hardware": {"gpu": "RTX\x004090", "gpu_count": 1}}),
+        ("workload.test", {**BODY, "workload": {**BODY["workload"], "test": "tg\x07512"}}),
+    ],
+)
+def test_control_characters_anywhere_are_a_400_naming_the_path(
+    path: str, body: dict[str, Any]
+) -> None:
+    client, _ = user_client()
+    response = client.post(URL, body, format="json")
+    assert response.status_code == 400
+    assert path in response.json()["errors"]
+    assert not Measurement.objects.exists()

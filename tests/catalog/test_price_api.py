@@ -76,3 +76,14 @@ def test_a_staff_post_with_a_zero_amount_is_400() -> None:
     assert response.status_code == 400
     assert "amount" in response.json()["errors"]
     assert nothing_changed()
+
+
+@pytest.mark.parametrize(
+    ("field", "text"), [("part", "rtx-4090\x00"), ("vendor", "e\x00bay"), ("vendor", "ebay\x1b")]
+)
+def test_control_characters_in_text_are_a_400_naming_the_field(field: str, text: str) -> None:
+    response = token_client(is_staff=True).post(URL, {**BODY, field: text}, format="json")
+    assert response.status_code == 400
+    assert field in response.json()["errors"]
+    assert "control characters" in response.json()["errors"][field]
+    assert nothing_changed()
