@@ -43,9 +43,10 @@ FIRST_RANKING_TIMEOUT_S = 600.0
 CHANGE_TIMEOUT_S = 600.0
 ENV_KEYS = ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")
 SETUP = """
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from rest_framework.authtoken.models import Token
 user = User.objects.create_user("bench-staff", password="x", is_staff=True)
+user.user_permissions.add(Permission.objects.get(codename="add_priceobservation"))
 print(Token.objects.create(user=user).key)
 """
 

@@ -53,10 +53,17 @@ PART_FIELDS = ("slug", "name", "kind", "manufacturer", "source", "notes", "curre
 
 
 class StaffWritesPublicReads(BasePermission):
+    """Reads are public. A write needs what the admin needs for the same change: a staff
+    account holding the view's `write_permission` (superusers hold every permission)."""
+
     def has_permission(self, request: Request, view: APIView) -> bool:
         if request.method in SAFE_METHODS:
             return True
-        return bool(request.user and request.user.is_staff)
+        user = request.user
+        if not (user and user.is_authenticated and user.is_staff):
+            return False
+        permission = getattr(view, "write_permission", None)  # no stated permission: no write
+        return permission is not None and bool(user.has_perm(permission))
 
 
 # --- parts ------------------------------------------------------------------------------
@@ -172,6 +179,7 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
 
     authentication_classes = (TokenAuthentication, SessionAuthentication)
     permission_classes = (StaffWritesPublicReads,)
+    write_permission = "catalog.add_priceobservation"  # the admin's "add price observation"
     serializer_class = PriceOutputSerializer
     filterset_class = filters.PriceObservationFilter
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from factory.declarations import LazyAttribute, LazyFunction, Sequence, SubFactory
 from factory.django import DjangoModelFactory
 
@@ -35,6 +35,13 @@ class UserFactory(DjangoModelFactory[User]):
 
     class Meta:
         model = User
+
+
+def pricing_staff(**fields: Any) -> User:
+    """A staff account that may add prices, as the admin and the API require."""
+    user = UserFactory.create(is_staff=True, **fields)
+    user.user_permissions.add(Permission.objects.get(codename="add_priceobservation"))
+    return user
 
 
 PartT = TypeVar("PartT", bound=Part)

@@ -10,7 +10,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from catalog.models import PriceChange, PriceObservation
-from tests.catalog.factories import GpuFactory, PriceObservationFactory, UserFactory
+from tests.catalog.factories import (
+    GpuFactory,
+    PriceObservationFactory,
+    UserFactory,
+    pricing_staff,
+)
 
 URL = "/api/prices"
 BODY = {"part": "rtx-4090", "amount": "1650.00", "condition": "used", "vendor": "ebay",
@@ -25,8 +30,9 @@ def gpu() -> None:
 
 
 def token_client(*, is_staff: bool) -> APIClient:
+    """A token of a pricing staff account, or of an ordinary user."""
     client = APIClient()
-    token = Token.objects.create(user=UserFactory.create(is_staff=is_staff))
+    token = Token.objects.create(user=pricing_staff() if is_staff else UserFactory.create())
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
 
@@ -50,6 +56,15 @@ def test_a_bad_token_is_401_and_changes_nothing() -> None:
 
 def test_a_non_staff_token_is_403_and_changes_nothing() -> None:
     response = token_client(is_staff=False).post(URL, BODY, format="json")
+    assert response.status_code == 403
+    assert nothing_changed()
+
+
+def test_staff_without_the_add_price_permission_get_403_as_in_the_admin() -> None:
+    client = APIClient()
+    token = Token.objects.create(user=UserFactory.create(is_staff=True))
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = client.post(URL, BODY, format="json")
     assert response.status_code == 403
     assert nothing_changed()
 

@@ -14,7 +14,12 @@ from rest_framework.test import APIClient
 
 from catalog.models import Part, PriceChange, PriceChangeVia, PriceObservation
 from catalog.services import price_observation_create
-from tests.catalog.factories import GpuFactory, PriceObservationFactory, UserFactory
+from tests.catalog.factories import (
+    GpuFactory,
+    PriceObservationFactory,
+    UserFactory,
+    pricing_staff,
+)
 
 pytestmark = pytest.mark.django_db
 ADD_URL = "/admin/catalog/priceobservation/add/"
@@ -114,7 +119,7 @@ def test_a_stale_api_post_is_409_with_the_current_price_and_changes_nothing() ->
     gpu = GpuFactory.create(slug="rtx-4090")
     PriceObservationFactory.create(part=gpu, amount=Decimal(1800), observed_on="2026-01-01")
     client = APIClient()
-    client.force_authenticate(UserFactory.create(is_staff=True))
+    client.force_authenticate(pricing_staff())
     seen = int(client.get("/api/prices")["X-Price-Change-Id"])
     latest = someone_else_reprices(gpu, 1700)
     body = {"part": "rtx-4090", "amount": "1650", "vendor": "shop", "observed_on": "2026-11-20",

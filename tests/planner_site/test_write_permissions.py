@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from catalog.models import PriceObservation
+from tests.catalog.factories import pricing_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -78,8 +79,7 @@ def as_user_token() -> APIClient:
 
 def as_staff_session() -> APIClient:
     client = APIClient()
-    client.force_login(User.objects.create_user("pricer", password="pw-for-the-test",
-                                                is_staff=True))  # fmt: skip
+    client.force_login(pricing_staff(username="pricer"))
     return client
 
 
@@ -164,7 +164,7 @@ def test_read_only_endpoints_refuse_every_write_method_to_everyone() -> None:
 @pytest.mark.usefixtures("catalog")
 def test_a_session_write_without_the_csrf_token_is_refused_and_changes_nothing() -> None:
     client = APIClient(enforce_csrf_checks=True)
-    client.force_login(User.objects.create_user("pricer", password="pw", is_staff=True))
+    client.force_login(pricing_staff(username="pricer"))
     body = VALID_BODIES[("/api/prices", "post")]
     before = snapshot()
 
@@ -182,7 +182,7 @@ def test_a_session_write_without_the_csrf_token_is_refused_and_changes_nothing()
 @pytest.mark.usefixtures("catalog")
 def test_a_token_write_needs_no_csrf_token() -> None:
     client = APIClient(enforce_csrf_checks=True)
-    token = Token.objects.create(user=User.objects.create_user("bot", password="pw", is_staff=True))
+    token = Token.objects.create(user=pricing_staff(username="bot"))
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
 
     response = client.post("/api/prices", VALID_BODIES[("/api/prices", "post")], format="json")
