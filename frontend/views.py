@@ -40,6 +40,7 @@ from frontend.selectors import (
 )
 from frontend.services import build_simulate, ranking_request
 from simulator.engine import EngineInputError
+from simulator.guards import SimulateBusyError, SimulateThrottledError, simulate_guard
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band
@@ -64,6 +65,16 @@ def _partial(request: HttpRequest, page: str, partial: str) -> str:
     """The partial for htmx swaps; the whole page otherwise (history restores included)."""
     htmx = getattr(request, "htmx", None)
     return partial if htmx and not htmx.history_restore_request else page
+
+
+def _refused(request: HttpRequest, exc: SimulateThrottledError | SimulateBusyError) -> HttpResponse:
+    """The simulator's limits, as the API answers them: 429 for a spent budget, 503 while
+    every slot is busy, each with Retry-After."""
+    status = 429 if isinstance(exc, SimulateThrottledError) else 503
+    template = _partial(request, "frontend/refused.html", "frontend/_refused.html")
+    response = render(request, template, {"message": str(exc), "status": status}, status=status)
+    response["Retry-After"] = str(exc.retry_after_s)
+    return response
 
 
 def _model_choices(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -181,12 +192,15 @@ def build_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context: dict[str, Any] = {"build": build, "form": form}
     if form.is_valid():
         try:
-            runs = build_simulate(target={"build_id": build.pk}, workload=form.workload())
+            with simulate_guard(request):
+                runs = build_simulate(target={"build_id": build.pk}, workload=form.workload())
             assert runs.run.result is not None
             assert runs.refined.result is not None
             context |= _report(runs.run.result, runs.refined.result)
         except EngineInputError as exc:
             engine_error_add(form, exc)
+        except (SimulateThrottledError, SimulateBusyError) as exc:
+            return _refused(request, exc)
     template = _partial(request, "frontend/build_detail.html", "frontend/_build_report.html")
     return render(request, template, context)
 
@@ -211,12 +225,15 @@ def candidate_detail(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             target = {"parts": _parts_param(request.GET.get("parts", ""))}
-            runs = build_simulate(target=target, workload=form.workload())
+            with simulate_guard(request):
+                runs = build_simulate(target=target, workload=form.workload())
             assert runs.run.result is not None
             assert runs.refined.result is not None
             context |= _report(runs.run.result, runs.refined.result)
         except EngineInputError as exc:
             engine_error_add(form, exc)
+        except (SimulateThrottledError, SimulateBusyError) as exc:
+            return _refused(request, exc)
     template = _partial(request, "frontend/build_detail.html", "frontend/_build_report.html")
     return render(request, template, context)
 
@@ -229,15 +246,18 @@ def compare(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"form": form, "compared": "builds" in request.GET}
     if "builds" in request.GET and form.is_valid():
         try:
-            runs = [
-                build_simulate(target={"build_id": build_get(slug=slug).pk},
-                               workload=form.workload()).run
-                for slug in form.cleaned_data["builds"]
-            ]  # fmt: skip
+            with simulate_guard(request):
+                runs = [
+                    build_simulate(target={"build_id": build_get(slug=slug).pk},
+                                   workload=form.workload()).run
+                    for slug in form.cleaned_data["builds"]
+                ]  # fmt: skip
             context["comparison"] = charts.comparison([run.result or {} for run in runs])
             context["bands"] = [result_error_band(run.result or {}) for run in runs]
         except EngineInputError as exc:
             engine_error_add(form, exc)
+        except (SimulateThrottledError, SimulateBusyError) as exc:
+            return _refused(request, exc)
     template = _partial(request, "frontend/compare.html", "frontend/_compare.html")
     return render(request, template, context)
 
@@ -252,12 +272,15 @@ def simulate(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             target = {"hardware": form.hardware()}
-            runs = build_simulate(target=target, workload=form.workload())
+            with simulate_guard(request):
+                runs = build_simulate(target=target, workload=form.workload())
             assert runs.run.result is not None
             assert runs.refined.result is not None
             context |= _report(runs.run.result, runs.refined.result)
         except EngineInputError as exc:
             engine_error_add(form, exc)
+        except (SimulateThrottledError, SimulateBusyError) as exc:
+            return _refused(request, exc)
     context["ranking_form"] = CustomRankingForm(
         initial=RANKING_DEFAULTS, model_choices=_model_choices(RANKING_DEFAULTS), auto_id=RANK_ID
     )
@@ -272,7 +295,8 @@ def simulate_ranking(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"ranking_form": form}
     if form.is_valid():
         try:
-            run = ranking_request(body=form.ranking_body())
+            with simulate_guard(request):
+                run = ranking_request(body=form.ranking_body())
             links = sort_links(QueryDict(), reverse("frontend:ranking-run", args=[run.pk]))
             context |= _ranking_result(run, None, DEFAULT_SORT, links)
             context["sort_target"] = "#ranking-result"
@@ -280,6 +304,8 @@ def simulate_ranking(request: HttpRequest) -> HttpResponse:
             engine_error_add(form, exc)
         except QueueFullError as exc:
             context["queue_full"] = str(exc)
+        except (SimulateThrottledError, SimulateBusyError) as exc:
+            return _refused(request, exc)
     return render(request, "frontend/_custom_ranking.html", context)
 
 

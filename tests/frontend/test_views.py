@@ -162,7 +162,7 @@ def test_a_custom_zero_vram_shows_the_engine_error_next_to_the_vram_field(
 ) -> None:
     response = client.post("/simulate/", {**CUSTOM, "vram_gb": "0"}, headers=HTMX)
 
-    assert response.context["form"].errors["vram_gb"] == ["must be a finite number > 0"]
+    assert response.context["form"].errors["vram_gb"] == ["must be a number from 0.25 to 65536"]
 
 
 def test_a_custom_ranking_is_queued_and_answered_with_its_progress_bar(
