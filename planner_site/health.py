@@ -1,5 +1,12 @@
-"""Readiness of the three things the planner needs: database, broker, a live worker."""
+"""Readiness of the three things the planner needs: database, broker, a live worker.
 
+A worker's answer to ping is kept for HEALTHZ_WORKER_CACHE_S in each web process, and a ping
+returns at the first reply, so a healthy /healthz costs a SELECT 1 and a broker connection,
+not a round of waiting for every worker.
+"""
+
+import threading
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -33,15 +40,31 @@ def _database_health() -> ComponentHealth:
     return ComponentHealth(status=UP, detail=connection.vendor)
 
 
+_last_worker_up: tuple[float, ComponentHealth] | None = None
+_last_worker_lock = threading.Lock()
+
+
 def _workers_health(conn: Connection) -> ComponentHealth:
+    """A worker that answered ping within HEALTHZ_WORKER_CACHE_S is taken as alive; else one
+    is pinged (the first reply is enough)."""
+    global _last_worker_up
+    with _last_worker_lock:
+        cached = _last_worker_up
+    if cached is not None and time.monotonic() - cached[0] < settings.HEALTHZ_WORKER_CACHE_S:
+        return cached[1]
     try:
-        replies = app.control.ping(timeout=settings.HEALTHZ_WORKER_TIMEOUT_S, connection=conn)
+        replies = app.control.ping(
+            timeout=settings.HEALTHZ_WORKER_TIMEOUT_S, connection=conn, limit=1
+        )
     except Exception as exc:
         return _error(exc)
     names = sorted(name for reply in replies or [] for name in reply)
     if not names:
         return ComponentHealth(status=DOWN, detail="no worker answered ping")
-    return ComponentHealth(status=UP, detail=", ".join(names))
+    health = ComponentHealth(status=UP, detail=", ".join(names))
+    with _last_worker_lock:
+        _last_worker_up = (time.monotonic(), health)
+    return health
 
 
 def _broker_and_workers_health() -> tuple[ComponentHealth, ComponentHealth]:

@@ -1,5 +1,6 @@
 """Project-level views: health and JSON 404 for the API."""
 
+from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 
 from planner_site.health import UP, health_check
@@ -16,7 +17,11 @@ def healthz(request: HttpRequest) -> JsonResponse:
             for name, state in components.items()
         },
     }
-    return JsonResponse(body, status=200 if not down else 503)
+    if not down:
+        return JsonResponse(body, status=200)
+    response = JsonResponse(body, status=503)
+    response["Retry-After"] = str(settings.HEALTHZ_RETRY_AFTER_S)
+    return response
 
 
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:

@@ -269,6 +269,10 @@ SIMULATE_SLOT_WAIT_S = env.float("SIMULATE_SLOT_WAIT_S", default=10.0)
 # Seconds /healthz waits for the broker and for a worker to answer a ping.
 HEALTHZ_BROKER_TIMEOUT_S = env.float("HEALTHZ_BROKER_TIMEOUT_S", default=2.0)
 HEALTHZ_WORKER_TIMEOUT_S = env.float("HEALTHZ_WORKER_TIMEOUT_S", default=2.0)
+# How long a worker's answer to ping counts as "alive" in a web process, and what a 503 tells
+# a load balancer to wait.
+HEALTHZ_WORKER_CACHE_S = env.float("HEALTHZ_WORKER_CACHE_S", default=10.0)
+HEALTHZ_RETRY_AFTER_S = env.int("HEALTHZ_RETRY_AFTER_S", default=5)
 
 LOGGING = {
     "version": 1,

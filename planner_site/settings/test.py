@@ -11,3 +11,5 @@ STORAGES = {
 # Serve static files from the apps' folders; the tests never run collectstatic.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+# Each test sees the workers as they are now, not as an earlier test found them.
+HEALTHZ_WORKER_CACHE_S = 0.0

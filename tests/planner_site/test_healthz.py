@@ -42,3 +42,32 @@ def test_unknown_api_urls_answer_json_404(client: Client) -> None:
 
     assert response.status_code == 404
     assert response.json() == {"detail": "No API endpoint at /api/no-such-endpoint."}
+
+
+@pytest.mark.django_db
+def test_a_503_tells_the_client_when_to_come_back(client: Client, settings: object) -> None:
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # type: ignore[attr-defined]
+    settings.HEALTHZ_RETRY_AFTER_S = 7  # type: ignore[attr-defined]
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "7"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_that_answered_recently_is_not_pinged_again(
+    client: Client, celery_worker_process: str, settings: object
+) -> None:
+    from planner_site import health
+
+    settings.HEALTHZ_WORKER_CACHE_S = 60.0  # type: ignore[attr-defined]
+    health._last_worker_up = None
+    first = client.get("/healthz").json()["components"]["workers"]
+    answered = health._last_worker_up
+    second = client.get("/healthz").json()["components"]["workers"]
+
+    assert first == second == {"status": "up", "detail": first["detail"]}
+    assert celery_worker_process in first["detail"]
+    assert answered is not None
+    assert health._last_worker_up is answered  # the second answer came from the first ping
