@@ -2,7 +2,8 @@
 each storage tier and each RAM size, the cheapest compatible build.
 
 Supporting parts are chosen greedily per board (cheapest CPU, RAM, storage, case, then
-the cheapest PSU that carries the result), and the cheapest valid board wins; every
+the cheapest PSU that carries the result) with the compatibility rules' own tests, and the
+cheapest valid board wins; every
 candidate passes every compatibility rule (warnings such as an x8/x8 split are allowed).
 The generator is pure: it reads a `CatalogSnapshot`, never the database."""
 
@@ -14,7 +15,15 @@ from decimal import Decimal
 from enum import StrEnum
 from functools import cached_property
 
-from catalog.compatibility import PSU_HEADROOM, Problem, build_problems
+from catalog.compatibility import (
+    Problem,
+    build_problems,
+    case_fits,
+    case_psu_error,
+    cpu_fits_board,
+    psu_headroom_error,
+    ram_fits_board,
+)
 from catalog.hardware import NVME_DRIVE_CAP_GBPS_BY_GEN
 from catalog.models import (
     Case,
@@ -148,20 +157,14 @@ class _Picker:
         return self.snapshot.line_order(part, count)
 
     def cpu(self, board: Motherboard) -> Cpu | None:
-        for cpu in self.cpus:
-            chipset_ok = not cpu.chipsets or board.chipset in cpu.chipsets
-            if cpu.socket == board.socket and chipset_ok and cpu.max_cpus >= board.cpu_sockets:
-                return cpu
-        return None
+        return next((cpu for cpu in self.cpus if cpu_fits_board(cpu, board)), None)
 
     def ram(self, board: Motherboard, ram_gb: int) -> tuple[RamKit, int] | None:
         options = [
             (kit, ram_gb // kit.capacity_gb)
             for kit in self.kits
             if ram_gb % kit.capacity_gb == 0
-            and (kit.memory_gen, kit.module_type) == (board.memory_gen, board.module_type)
-            and kit.modules * (ram_gb // kit.capacity_gb) <= board.ram_slots
-            and ram_gb <= board.max_ram_gb
+            and ram_fits_board(kit, ram_gb // kit.capacity_gb, board)
         ]
         return min(options, key=lambda o: (*self.order(o[0], o[1]), o[0].pk), default=None)
 
@@ -184,25 +187,18 @@ class _Picker:
         return None if card is None else (drive, shape.drives, card)
 
     def case(self, board: Motherboard, gpu: Gpu, count: int, card: NvmeCard | None) -> Case | None:
-        slots = gpu.slot_width * count + (card.slot_width if card else 0)
-        for case in self.cases:
-            if (
-                board.form_factor in case.board_form_factors
-                and gpu.length_mm <= case.max_gpu_length_mm
-                and slots <= case.expansion_slots
-                and gpu.slot_width <= case.max_gpu_slot_width
-            ):
-                return case
-        return None
+        fits = (
+            c for c in self.cases if case_fits(c, board=board, gpu=gpu, gpu_count=count, card=card)
+        )
+        return next(fits, None)
 
     def psu(self, case: Case, tdp_sum_w: int) -> tuple[Psu, int] | None:
-        needed_w = PSU_HEADROOM * tdp_sum_w
         options = [
             (psu, count)
             for psu in self.psus
-            if psu.psu_form_factor == case.psu_form_factor
+            if case_psu_error(case, psu) is None
             for count in range(1, MAX_PSUS[PsuFormFactor(psu.psu_form_factor)] + 1)
-            if psu.watts * count >= needed_w
+            if psu_headroom_error(psu.watts * count, tdp_sum_w) is None
         ]
         return min(options, key=lambda o: (*self.order(o[0], o[1]), o[1], o[0].pk), default=None)
 
