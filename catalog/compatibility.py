@@ -6,7 +6,7 @@ A rule stays silent when a part it needs is missing: `required_parts` reports th
 Where a rule's test needs only a few parts, it is written once as a function of those
 parts that returns the error in words, or None when they fit (`cpu_socket_error`, ...).
 The rule calls it on a build; the candidate generator picks parts with the same functions,
-through `cpu_fits_board`, `ram_fits_board` and `case_fits`."""
+through `cpu_fits_board`, `ram_fits_board`, `case_fits` and `storage_fits`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from catalog.hardware import M2_LANES_PER_DRIVE, pcie_label
-from catalog.models import Case, Cpu, Gpu, Motherboard, NvmeCard, PartKind, Psu, RamKit
+from catalog.models import Case, Cpu, Gpu, Motherboard, NvmeCard, NvmeDrive, PartKind, Psu, RamKit
 from catalog.spec import REQUIRED_KINDS, BuildSpec
 
 # A PSU should carry the parts' summed TDP with 25 % headroom for transients (issue #4).
@@ -55,7 +55,7 @@ def _error(name: str, message: str | None) -> list[Problem]:
 def required_parts(spec: BuildSpec) -> list[Problem]:
     if spec.system is not None:
         return _system_alone(spec)
-    present = {PartKind(part.kind) for part, _ in spec.lines()}
+    present = {part.kind for part, _ in spec.lines()}  # PartKind members equal their values
     problems = [
         Problem("required_parts", Severity.ERROR, f"The build has no {kind.label}.")
         for kind in REQUIRED_KINDS
@@ -374,9 +374,25 @@ def nvme_generation(spec: BuildSpec) -> list[Problem]:
     )
 
 
+def storage_fits(
+    *, board: Motherboard, gpu_count: int, drive: NvmeDrive, drive_count: int, card: NvmeCard | None
+) -> bool:
+    """The storage rules for the drives (on the add-in card first) on the board beside
+    `gpu_count` GPUs: no other part enters them."""
+    spec = BuildSpec(
+        gpu_count=gpu_count, motherboard=board, nvme_drive=drive, nvme_count=drive_count,
+        nvme_card=card, nvme_card_count=1 if card else 0,
+    )  # fmt: skip
+    return not has_error(nvme_card_lanes(spec) + nvme_slots(spec) + nvme_generation(spec))
+
+
 def build_problems(spec: BuildSpec) -> list[Problem]:
     """Every problem of every rule, errors and warnings, in rule order."""
     return [problem for check in RULES for problem in check(spec)]
+
+
+def has_error(problems: list[Problem]) -> bool:
+    return any(problem.severity == Severity.ERROR for problem in problems)
 
 
 def build_errors(spec: BuildSpec) -> list[Problem]:
