@@ -29,6 +29,11 @@ from tests.catalog.strategies import (
 )
 
 COUNTS = st.integers(min_value=1, max_value=8)
+CARDS = st.none() | NVME_CARDS  # no add-in card, or one
+
+
+def one_card(card: NvmeCard | None) -> dict[str, object]:
+    return {"nvme_card": card, "nvme_card_count": 1 if card else 0}
 
 
 def passes(spec: BuildSpec, *rules: str) -> bool:
@@ -55,27 +60,21 @@ def test_ram_fits_board_is_the_ram_rules(kit: RamKit, count: int, board: Motherb
 
 
 @settings(max_examples=150, deadline=None)
-@given(case=CASES, board=BOARDS, gpu=GPUS, count=COUNTS, card=st.none() | NVME_CARDS)
+@given(case=CASES, board=BOARDS, gpu=GPUS, count=COUNTS, card=CARDS)
 def test_case_fits_is_the_case_rules_with_one_add_in_card_at_most(
     case: Case, board: Motherboard, gpu: Gpu, count: int, card: NvmeCard | None
 ) -> None:
-    spec = make_spec(
-        case=case, motherboard=board, gpu=gpu, gpu_count=count,
-        nvme_card=card, nvme_card_count=1 if card else 0,
-    )  # fmt: skip
+    spec = make_spec(case=case, motherboard=board, gpu=gpu, gpu_count=count, **one_card(card))
     fits = case_fits(case, board=board, gpu=gpu, gpu_count=count, card=card)
     assert fits == passes(spec, "case_board", "gpu_length", "gpu_thickness")
 
 
 @settings(max_examples=150, deadline=None)
-@given(board=BOARDS, count=COUNTS, drive=NVME_DRIVES, drives=st.integers(1, 4),
-       card=st.none() | NVME_CARDS)  # fmt: skip
+@given(board=BOARDS, count=COUNTS, drive=NVME_DRIVES, drives=st.integers(1, 4), card=CARDS)
 def test_storage_fits_is_the_storage_rules_whatever_the_other_parts(
     board: Motherboard, count: int, drive: NvmeDrive, drives: int, card: NvmeCard | None
 ) -> None:
-    spec = make_spec(
-        motherboard=board, gpu_count=count, nvme_drive=drive, nvme_count=drives,
-        nvme_card=card, nvme_card_count=1 if card else 0,
-    )  # fmt: skip
+    storage = {"nvme_drive": drive, "nvme_count": drives, **one_card(card)}
+    spec = make_spec(motherboard=board, gpu_count=count, **storage)
     fits = storage_fits(board=board, gpu_count=count, drive=drive, drive_count=drives, card=card)
     assert fits == passes(spec, "nvme_card_lanes", "nvme_slots", "nvme_generation")
