@@ -1,7 +1,12 @@
 """Compatibility rules. Each rule is a small function of a `BuildSpec` that returns the
 problems it finds, each explained in words; `build_problems` runs them all.
 
-A rule stays silent when a part it needs is missing: `required_parts` reports that."""
+A rule stays silent when a part it needs is missing: `required_parts` reports that.
+
+Where a rule's test needs only a few parts, it is written once as a function of those
+parts that returns the error in words, or None when they fit (`cpu_socket_error`, ...).
+The rule calls it on a build; the candidate generator picks parts with the same functions,
+through `cpu_fits_board`, `ram_fits_board`, `case_fits` and `storage_fits`."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from catalog.hardware import M2_LANES_PER_DRIVE, pcie_label
-from catalog.models import PartKind
+from catalog.models import Case, Cpu, Gpu, Motherboard, NvmeCard, NvmeDrive, PartKind, Psu, RamKit
 from catalog.spec import REQUIRED_KINDS, BuildSpec
 
 # A PSU should carry the parts' summed TDP with 25 % headroom for transients (issue #4).
@@ -41,15 +46,16 @@ def rule(function: Rule) -> Rule:
     return function
 
 
-def _error(name: str, message: str) -> list[Problem]:
-    return [Problem(name, Severity.ERROR, message)]
+def _error(name: str, message: str | None) -> list[Problem]:
+    """The rule's error, if it has a message."""
+    return [] if message is None else [Problem(name, Severity.ERROR, message)]
 
 
 @rule
 def required_parts(spec: BuildSpec) -> list[Problem]:
     if spec.system is not None:
         return _system_alone(spec)
-    present = {PartKind(part.kind) for part, _ in spec.lines()}
+    present = {part.kind for part, _ in spec.lines()}  # PartKind members equal their values
     problems = [
         Problem("required_parts", Severity.ERROR, f"The build has no {kind.label}.")
         for kind in REQUIRED_KINDS
@@ -82,23 +88,44 @@ def _system_alone(spec: BuildSpec) -> list[Problem]:
     return problems
 
 
+def cpu_socket_error(cpu: Cpu, board: Motherboard) -> str | None:
+    if cpu.socket != board.socket:
+        return (
+            f"Socket mismatch: the {cpu.name} is {cpu.socket}, the {board.name} is {board.socket}."
+        )
+    if cpu.chipsets and board.chipset not in cpu.chipsets:
+        return (
+            f"The {cpu.name} fits {cpu.socket} but runs only on "
+            f"{', '.join(cpu.chipsets)} boards, and the {board.name} is {board.chipset}."
+        )
+    return None
+
+
+def cpu_count_error(cpu: Cpu, count: int, board: Motherboard) -> str | None:
+    if count != board.cpu_sockets:
+        return (
+            f"The {board.name} has {board.cpu_sockets} CPU socket(s); the build lists "
+            f"{count} CPU(s)."
+        )
+    if count > cpu.max_cpus:
+        return f"The {cpu.name} is a single-socket part."
+    return None
+
+
+def cpu_fits_board(cpu: Cpu, board: Motherboard) -> bool:
+    """The CPU rules, one CPU in each of the board's sockets."""
+    return (
+        cpu_socket_error(cpu, board) is None
+        and cpu_count_error(cpu, board.cpu_sockets, board) is None
+    )
+
+
 @rule
 def cpu_socket(spec: BuildSpec) -> list[Problem]:
     cpu, board = spec.cpu, spec.motherboard
     if cpu is None or board is None:
         return []
-    if cpu.socket != board.socket:
-        return _error(
-            "cpu_socket",
-            f"Socket mismatch: the {cpu.name} is {cpu.socket}, the {board.name} is {board.socket}.",
-        )
-    if cpu.chipsets and board.chipset not in cpu.chipsets:
-        return _error(
-            "cpu_socket",
-            f"The {cpu.name} fits {cpu.socket} but runs only on "
-            f"{', '.join(cpu.chipsets)} boards, and the {board.name} is {board.chipset}.",
-        )
-    return []
+    return _error("cpu_socket", cpu_socket_error(cpu, board))
 
 
 @rule
@@ -106,15 +133,7 @@ def cpu_count(spec: BuildSpec) -> list[Problem]:
     cpu, board = spec.cpu, spec.motherboard
     if cpu is None or board is None:
         return []
-    if spec.cpu_count != board.cpu_sockets:
-        return _error(
-            "cpu_count",
-            f"The {board.name} has {board.cpu_sockets} CPU socket(s); the build lists "
-            f"{spec.cpu_count} CPU(s).",
-        )
-    if spec.cpu_count > cpu.max_cpus:
-        return _error("cpu_count", f"The {cpu.name} is a single-socket part.")
-    return []
+    return _error("cpu_count", cpu_count_error(cpu, spec.cpu_count, board))
 
 
 @rule
@@ -169,40 +188,73 @@ def nvme_card_lanes(spec: BuildSpec) -> list[Problem]:
     )
 
 
+def psu_headroom_error(watts: int, tdp_sum_w: int) -> str | None:
+    needed_w = PSU_HEADROOM * tdp_sum_w
+    if watts >= needed_w:
+        return None
+    return (
+        f"PSU too small: {watts} W is below 1.25 x {tdp_sum_w} W of GPU and CPU "
+        f"TDP = {needed_w:g} W."
+    )
+
+
+def case_psu_error(case: Case, psu: Psu) -> str | None:
+    if psu.psu_form_factor == case.psu_form_factor:
+        return None
+    return f"The {case.name} takes {case.psu_form_factor} PSUs, not the {psu.name}."
+
+
 @rule
 def psu_headroom(spec: BuildSpec) -> list[Problem]:
     if spec.psu is None:
         return []
-    needed_w = PSU_HEADROOM * spec.tdp_sum_w
-    if spec.psu_watts >= needed_w:
-        return []
-    return _error(
-        "psu_headroom",
-        f"PSU too small: {spec.psu_watts} W is below 1.25 x {spec.tdp_sum_w} W of GPU and CPU "
-        f"TDP = {needed_w:g} W.",
+    return _error("psu_headroom", psu_headroom_error(spec.psu_watts, spec.tdp_sum_w))
+
+
+def ram_capacity_error(ram_gb: int, board: Motherboard) -> str | None:
+    if ram_gb <= board.max_ram_gb:
+        return None
+    return f"{ram_gb} GB of RAM is over the {board.name}'s maximum of {board.max_ram_gb} GB."
+
+
+def ram_slots_error(modules: int, board: Motherboard) -> str | None:
+    if modules <= board.ram_slots:
+        return None
+    return f"{modules} memory modules but the {board.name} has {board.ram_slots} slots."
+
+
+def ram_type_error(kit: RamKit, board: Motherboard) -> str | None:
+    if (kit.memory_gen, kit.module_type) == (board.memory_gen, board.module_type):
+        return None
+    return (
+        f"The {kit.name} is {kit.memory_gen} {kit.module_type}; the {board.name} takes "
+        f"{board.memory_gen} {board.module_type}."
+    )
+
+
+def ram_fits_board(kit: RamKit, count: int, board: Motherboard) -> bool:
+    """The RAM rules, for `count` of the kit."""
+    return (
+        ram_type_error(kit, board) is None
+        and ram_capacity_error(kit.capacity_gb * count, board) is None
+        and ram_slots_error(kit.modules * count, board) is None
     )
 
 
 @rule
 def ram_capacity(spec: BuildSpec) -> list[Problem]:
     board = spec.motherboard
-    if board is None or spec.ram_kit is None or spec.ram_gb <= board.max_ram_gb:
+    if board is None or spec.ram_kit is None:
         return []
-    return _error(
-        "ram_capacity",
-        f"{spec.ram_gb} GB of RAM is over the {board.name}'s maximum of {board.max_ram_gb} GB.",
-    )
+    return _error("ram_capacity", ram_capacity_error(spec.ram_gb, board))
 
 
 @rule
 def ram_slots(spec: BuildSpec) -> list[Problem]:
     board = spec.motherboard
-    if board is None or spec.ram_kit is None or spec.ram_modules <= board.ram_slots:
+    if board is None or spec.ram_kit is None:
         return []
-    return _error(
-        "ram_slots",
-        f"{spec.ram_modules} memory modules but the {board.name} has {board.ram_slots} slots.",
-    )
+    return _error("ram_slots", ram_slots_error(spec.ram_modules, board))
 
 
 @rule
@@ -210,47 +262,78 @@ def ram_type(spec: BuildSpec) -> list[Problem]:
     board, kit = spec.motherboard, spec.ram_kit
     if board is None or kit is None:
         return []
-    if (kit.memory_gen, kit.module_type) == (board.memory_gen, board.module_type):
-        return []
-    return _error(
-        "ram_type",
-        f"The {kit.name} is {kit.memory_gen} {kit.module_type}; the {board.name} takes "
-        f"{board.memory_gen} {board.module_type}.",
+    return _error("ram_type", ram_type_error(kit, board))
+
+
+def case_board_error(case: Case, board: Motherboard) -> str | None:
+    if board.form_factor in case.board_form_factors:
+        return None
+    return (
+        f"The {case.name} holds {', '.join(case.board_form_factors)} boards, not the "
+        f"{board.form_factor} {board.name}."
+    )
+
+
+def gpu_length_error(case: Case, gpu: Gpu) -> str | None:
+    if gpu.length_mm <= case.max_gpu_length_mm:
+        return None
+    return (
+        f"GPU too long: the {gpu.name} is {gpu.length_mm} mm; the {case.name} takes "
+        f"{case.max_gpu_length_mm} mm."
+    )
+
+
+def gpu_thickness_error(
+    case: Case, gpu: Gpu, gpu_count: int, card: NvmeCard | None, card_count: int
+) -> str | None:
+    if gpu.slot_width > case.max_gpu_slot_width:
+        return (
+            f"GPU too thick: the {gpu.name} takes {gpu.slot_width} slots; the {case.name}'s "
+            f"GPU bays take {case.max_gpu_slot_width}."
+        )
+    card_slots = card.slot_width * card_count if card else 0
+    used = gpu.slot_width * gpu_count + card_slots
+    if used <= case.expansion_slots:
+        return None
+    return (
+        f"GPUs too thick: {gpu_count} x {gpu.slot_width}-slot {gpu.name} (plus add-in "
+        f"cards) need {used} expansion slots; the {case.name} has {case.expansion_slots}."
+    )
+
+
+def case_fits(
+    case: Case, *, board: Motherboard, gpu: Gpu, gpu_count: int, card: NvmeCard | None
+) -> bool:
+    """The case rules, for the board, `gpu_count` of the GPU and one add-in card if any."""
+    return (
+        case_board_error(case, board) is None
+        and gpu_length_error(case, gpu) is None
+        and gpu_thickness_error(case, gpu, gpu_count, card, 1 if card else 0) is None
     )
 
 
 @rule
 def case_board(spec: BuildSpec) -> list[Problem]:
     board, case = spec.motherboard, spec.case
-    if board is None or case is None or board.form_factor in case.board_form_factors:
+    if board is None or case is None:
         return []
-    return _error(
-        "case_board",
-        f"The {case.name} holds {', '.join(case.board_form_factors)} boards, not the "
-        f"{board.form_factor} {board.name}.",
-    )
+    return _error("case_board", case_board_error(case, board))
 
 
 @rule
 def case_psu(spec: BuildSpec) -> list[Problem]:
     psu, case = spec.psu, spec.case
-    if psu is None or case is None or psu.psu_form_factor == case.psu_form_factor:
+    if psu is None or case is None:
         return []
-    return _error(
-        "case_psu", f"The {case.name} takes {case.psu_form_factor} PSUs, not the {psu.name}."
-    )
+    return _error("case_psu", case_psu_error(case, psu))
 
 
 @rule
 def gpu_length(spec: BuildSpec) -> list[Problem]:
     gpu, case = spec.gpu, spec.case
-    if gpu is None or case is None or gpu.length_mm <= case.max_gpu_length_mm:
+    if gpu is None or case is None:
         return []
-    return _error(
-        "gpu_length",
-        f"GPU too long: the {gpu.name} is {gpu.length_mm} mm; the {case.name} takes "
-        f"{case.max_gpu_length_mm} mm.",
-    )
+    return _error("gpu_length", gpu_length_error(case, gpu))
 
 
 @rule
@@ -258,21 +341,8 @@ def gpu_thickness(spec: BuildSpec) -> list[Problem]:
     gpu, case = spec.gpu, spec.case
     if gpu is None or case is None:
         return []
-    if gpu.slot_width > case.max_gpu_slot_width:
-        return _error(
-            "gpu_thickness",
-            f"GPU too thick: the {gpu.name} takes {gpu.slot_width} slots; the {case.name}'s "
-            f"GPU bays take {case.max_gpu_slot_width}.",
-        )
-    card_slots = spec.nvme_card.slot_width * spec.nvme_card_count if spec.nvme_card else 0
-    used = gpu.slot_width * spec.gpu_count + card_slots
-    if used <= case.expansion_slots:
-        return []
-    return _error(
-        "gpu_thickness",
-        f"GPUs too thick: {spec.gpu_count} x {gpu.slot_width}-slot {gpu.name} (plus add-in "
-        f"cards) need {used} expansion slots; the {case.name} has {case.expansion_slots}.",
-    )
+    error = gpu_thickness_error(case, gpu, spec.gpu_count, spec.nvme_card, spec.nvme_card_count)
+    return _error("gpu_thickness", error)
 
 
 @rule
@@ -304,9 +374,25 @@ def nvme_generation(spec: BuildSpec) -> list[Problem]:
     )
 
 
+def storage_fits(
+    *, board: Motherboard, gpu_count: int, drive: NvmeDrive, drive_count: int, card: NvmeCard | None
+) -> bool:
+    """The storage rules for the drives (on the add-in card first) on the board beside
+    `gpu_count` GPUs: no other part enters them."""
+    spec = BuildSpec(
+        gpu_count=gpu_count, motherboard=board, nvme_drive=drive, nvme_count=drive_count,
+        nvme_card=card, nvme_card_count=1 if card else 0,
+    )  # fmt: skip
+    return not has_error(nvme_card_lanes(spec) + nvme_slots(spec) + nvme_generation(spec))
+
+
 def build_problems(spec: BuildSpec) -> list[Problem]:
     """Every problem of every rule, errors and warnings, in rule order."""
     return [problem for check in RULES for problem in check(spec)]
+
+
+def has_error(problems: list[Problem]) -> bool:
+    return any(problem.severity == Severity.ERROR for problem in problems)
 
 
 def build_errors(spec: BuildSpec) -> list[Problem]:

@@ -1,15 +1,23 @@
 """The candidate generator: cheapest compatible parts per tier, valid, without duplicates,
-and counts over the shipped catalog."""
+counts over the shipped catalog, and the fast search (`candidate_builds`) giving the answers
+of the plain one (`cheapest_build` of every GPU, count, tier and RAM size)."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from catalog.compatibility import Severity, build_problems
+from catalog import compatibility
+from catalog.compatibility import Problem, Severity, build_problems
 from catalog.generator import (
+    GPU_COUNTS,
+    RAM_TIERS_GB,
     Candidate,
     CatalogSnapshot,
     StorageTier,
@@ -17,7 +25,8 @@ from catalog.generator import (
     cheapest_build,
 )
 from catalog.models import Build, BuildOrigin, Gpu, Part
-from catalog.selectors import candidate_build_list
+from catalog.selectors import candidate_build_list, catalog_snapshot
+from catalog.spec import BuildSpec
 from tests.catalog.factories import (
     CaseFactory,
     CpuFactory,
@@ -27,17 +36,22 @@ from tests.catalog.factories import (
     PsuFactory,
     RamKitFactory,
 )
+from tests.catalog.strategies import KINDS
 
 
-def snapshot(priced: list[tuple[Part, int]]) -> CatalogSnapshot:
-    """Unsaved parts with ids and prices: the generator never touches the database."""
+def snapshot(
+    priced: Sequence[tuple[Part, int | str | None]], *, with_unpriced: bool = False
+) -> CatalogSnapshot:
+    """Unsaved parts with ids and prices (None: no price): the generator never touches the
+    database."""
     parts: dict[str, list[Part]] = {}
     prices: dict[int, Decimal] = {}
     for pk, (part, usd) in enumerate(priced, start=1):
         part.pk = part.id = pk
         parts.setdefault(part.kind, []).append(part)
-        prices[pk] = Decimal(usd)
-    return CatalogSnapshot(parts=parts, prices_usd=prices)
+        if usd is not None:
+            prices[pk] = Decimal(usd)
+    return CatalogSnapshot(parts=parts, prices_usd=prices, with_unpriced=with_unpriced)
 
 
 def small_catalog() -> list[tuple[Part, int]]:
@@ -209,3 +223,90 @@ def test_planning_takes_an_unpriced_part_only_where_no_priced_one_fits() -> None
 
     assert {c.spec.cpu.name for c in planned if c.spec.cpu} == {"cheap CPU"}
     assert all(c.total_usd is not None for c in planned)
+
+
+# --- the fast search against the plain one ---------------------------------------------
+def plain_candidates(catalog: CatalogSnapshot, **options: Any) -> list[Candidate]:
+    """What `candidate_builds` promises, done plainly: `cheapest_build` of each GPU, count,
+    storage tier and RAM size in that order, the first of each set of parts kept."""
+    found: dict[str, Candidate] = {}
+    for gpu in catalog.priced("gpu"):
+        for count in options.get("gpu_counts", GPU_COUNTS):
+            for tier in options.get("storage_tiers", tuple(StorageTier)):
+                for ram_gb in options.get("ram_tiers_gb", RAM_TIERS_GB):
+                    best = cheapest_build(catalog, gpu=gpu, count=count, tier=tier, ram_gb=ram_gb)  # type: ignore[arg-type]
+                    if best is not None:
+                        found.setdefault(best.signature, best)
+    return list(found.values())
+
+
+def answers(candidates: list[Candidate]) -> list[tuple[object, ...]]:
+    """What a ranking reads of each candidate, in order; prices to the digit."""
+    return [
+        (c.signature, c.name, str(c.total_usd), c.storage_tier, c.ram_gb, c.warnings)
+        for c in candidates
+    ]
+
+
+def test_the_fast_search_answers_as_cheapest_build_on_the_small_catalog() -> None:
+    catalog = snapshot(small_catalog())
+    assert answers(candidate_builds(catalog)) == answers(plain_candidates(catalog))
+
+
+def test_it_keeps_the_lane_split_warning_of_the_two_gpu_builds() -> None:
+    two_gpus = [c for c in candidate_builds(snapshot(small_catalog())) if c.spec.gpu_count == 2]
+    assert two_gpus
+    assert {tuple(p.rule for p in c.warnings) for c in two_gpus} == {("lane_split",)}
+
+
+def test_a_rule_the_picker_does_not_know_still_moves_the_build_to_the_next_board(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def not_the_one_slot_board(spec: BuildSpec) -> list[Problem]:
+        if spec.motherboard is None or spec.motherboard.name != "one-slot board":
+            return []
+        return [Problem("test_rule", Severity.ERROR, "Not on this board.")]
+
+    monkeypatch.setattr(compatibility, "RULES", [*compatibility.RULES, not_the_one_slot_board])
+    catalog = snapshot(small_catalog())
+    candidates = candidate_builds(catalog)
+
+    assert {c.spec.motherboard.name for c in candidates if c.spec.motherboard} == {"x8/x8 board"}
+    assert answers(candidates) == answers(plain_candidates(catalog))
+
+
+# Equal prices make ties; "150" and "150.00" are equal in value, not in digits.
+PRICES = ("99.50", "150", "150.00", "400", "1000")
+
+
+@st.composite
+def catalogs(draw: st.DrawFn) -> CatalogSnapshot:
+    """The factories' working build, always priced, and up to three more parts of each kind,
+    some without a price."""
+    priced: list[tuple[Part, str | None]] = []
+    for factory, strategy in KINDS:
+        priced.append((draw(st.builds(factory.build)), draw(st.sampled_from(PRICES))))
+        others = draw(st.lists(strategy, max_size=3))
+        priced += [(part, draw(st.sampled_from((None, *PRICES)))) for part in others]
+    return snapshot(priced, with_unpriced=draw(st.booleans()))
+
+
+@settings(max_examples=80, deadline=None)
+@given(catalogs())
+def test_the_fast_search_answers_as_cheapest_build_on_any_catalog(
+    catalog: CatalogSnapshot,
+) -> None:
+    candidates = candidate_builds(catalog)
+    assert answers(candidates) == answers(plain_candidates(catalog))
+    assert [c.name for c in candidates if compatibility.build_errors(c.spec)] == []
+
+
+@pytest.mark.django_db
+def test_the_fast_search_answers_as_cheapest_build_on_the_shipped_catalog(
+    catalog_fixtures: None,
+) -> None:
+    catalog = catalog_snapshot(with_unpriced=True)  # what a ranking plans from
+    counts = tuple(range(1, 9))
+    assert answers(candidate_builds(catalog, gpu_counts=counts)) == answers(
+        plain_candidates(catalog, gpu_counts=counts)
+    )
