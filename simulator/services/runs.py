@@ -158,7 +158,12 @@ def simulation_run_record_chunk(*, run_id: str, index: int, result: Any) -> bool
         if not created:
             return False
         SimulationRun.objects.filter(pk=run_id).update(chunks_done=F("chunks_done") + 1)
-        run = SimulationRun.objects.select_for_update().get(pk=run_id)
+        # Not the plan or the result: a ranking's plan is megabytes of JSON to decode.
+        run = (
+            SimulationRun.objects.select_for_update()
+            .only("pk", "progress_pct", "chunks_done", "chunks_total")
+            .get(pk=run_id)
+        )
         run.progress_pct = max(
             run.progress_pct, CHUNKS_PROGRESS_PCT * run.chunks_done // max(run.chunks_total, 1)
         )
@@ -168,7 +173,11 @@ def simulation_run_record_chunk(*, run_id: str, index: int, result: Any) -> bool
 
 def simulation_run_finish(*, run_id: str, result: dict[str, Any]) -> None:
     with transaction.atomic():
-        run = SimulationRun.objects.select_for_update().get(pk=run_id)
+        run = (
+            SimulationRun.objects.select_for_update()
+            .only("pk", "status", "started_at", "finished_at", "progress_pct")
+            .get(pk=run_id)
+        )
         if run.is_finished:
             return
         run.status = RunStatus.DONE
