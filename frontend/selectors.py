@@ -172,6 +172,10 @@ SPEC_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                    ("efficiency", "80 PLUS")),
     PartKind.CASE: (("board_form_factors", "boards"), ("expansion_slots", "slots"),
                     ("max_gpu_length_mm", "max GPU mm")),
+    PartKind.SYSTEM: (("chip", "chip"), ("memory_gb", "unified memory GB"),
+                      ("mem_bandwidth_gbps", "memory GB/s"), ("gpu_tflops", "GPU TFLOPS"),
+                      ("cpu_cores", "CPU cores"), ("gpu_cores", "GPU cores"),
+                      ("storage_gb", "SSD GB")),
 }  # fmt: skip
 
 

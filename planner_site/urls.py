@@ -6,6 +6,8 @@ from planner_site import views
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
+    # Browsers and crawlers ask for /favicon.ico whatever the pages link.
+    path("favicon.ico", views.favicon),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file and frontend's copy of the page

@@ -1,7 +1,8 @@
 """Project-level views: health and JSON 404 for the API."""
 
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
+from django.templatetags.static import static
 
 from planner_site.health import UP, health_check
 
@@ -22,6 +23,11 @@ def healthz(request: HttpRequest) -> JsonResponse:
     response = JsonResponse(body, status=503)
     response["Retry-After"] = str(settings.HEALTHZ_RETRY_AFTER_S)
     return response
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers and crawlers ask for /favicon.ico whatever the pages link."""
+    return HttpResponsePermanentRedirect(static("frontend/favicon.svg"))
 
 
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:

@@ -188,6 +188,26 @@ def test_the_catalog_lists_gpus_with_their_current_price_vendor_and_date(client:
     assert "VRAM GB" in response.context["table"]["columns"]
 
 
+@pytest.mark.parametrize(
+    "kind",
+    ["gpu", "cpu", "motherboard", "nvme_drive", "nvme_card", "ram_kit", "psu", "case", "system"],
+)
+def test_every_catalog_tab_lists_its_parts_with_spec_columns(client: Client, kind: str) -> None:
+    response = client.get("/catalog/", {"kind": kind})
+
+    assert response.status_code == 200
+    table = response.context["table"]
+    assert table["rows"]
+    assert all(len(row["specs"]) == len(table["columns"]) for row in table["rows"])
+
+
+def test_the_whole_system_tab_shows_unified_memory(client: Client) -> None:
+    response = client.get("/catalog/", {"kind": "system"})
+
+    assert "unified memory GB" in response.context["table"]["columns"]
+    assert "M4 Max" in _text(response) or "M3 Ultra" in _text(response)
+
+
 def test_an_unknown_part_kind_is_404(client: Client) -> None:
     assert client.get("/catalog/?kind=toaster").status_code == 404
 
@@ -203,3 +223,18 @@ def test_the_api_page_shows_a_curl_example_for_post_simulate(client: Client) -> 
     response = client.get("/api-guide/")
 
     assert "curl -s -X POST http://testserver/api/simulate" in _text(response)
+
+
+def test_favicon_ico_leads_to_the_sites_icon(client: Client) -> None:
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 301
+    assert client.get(response["Location"]).status_code == 200
+
+
+def test_an_unknown_page_is_a_404_in_the_sites_layout(client: Client) -> None:
+    response = client.get("/no-such-page/")
+
+    assert response.status_code == 404
+    assert "Page not found" in _text(response)
+    assert 'class="site-header"' in _text(response)
