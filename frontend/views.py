@@ -242,9 +242,14 @@ def candidate_detail(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def compare(request: HttpRequest) -> HttpResponse:
     data = with_defaults(request.GET, WORKLOAD_DEFAULTS)
-    form = _workload_form(CompareForm, data, build_choices=build_choice_list())
-    context: dict[str, Any] = {"form": form, "compared": "builds" in request.GET}
-    if "builds" in request.GET and form.is_valid():
+    compared = "builds" in request.GET
+    # Nothing asked yet: the form unbound, with its defaults and no errors.
+    form = CompareForm(
+        data if compared else None, initial=data, model_choices=_model_choices(data),
+        build_choices=build_choice_list(),
+    )  # fmt: skip
+    context: dict[str, Any] = {"form": form, "compared": compared}
+    if compared and form.is_valid():
         try:
             with simulate_guard(request):
                 runs = [

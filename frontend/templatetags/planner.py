@@ -18,11 +18,14 @@ def usd(value: Any) -> str:
 
 @register.filter
 def num(value: Any, digits: int = 0) -> str:
-    """A number with thousands separators and `digits` decimals (— for none)."""
+    """A number with thousands separators and `digits` decimals (— for none); a whole
+    number (a GPU count, a layer count) without decimals."""
     if value is None or value == "":
         return "—"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
+    if isinstance(value, int) or value.is_integer():
+        return f"{int(value):,}"
     return f"{value:,.{int(digits)}f}"
 
 

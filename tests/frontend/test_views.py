@@ -1,5 +1,6 @@
 """The pages through Django's test client (no browser, no worker)."""
 
+import re
 from typing import Any
 from unittest import mock
 
@@ -238,3 +239,22 @@ def test_an_unknown_page_is_a_404_in_the_sites_layout(client: Client) -> None:
     assert response.status_code == 404
     assert "Page not found" in _text(response)
     assert 'class="site-header"' in _text(response)
+
+
+def test_the_compare_page_asks_before_it_complains(client: Client) -> None:
+    response = client.get("/compare/")
+
+    assert response.status_code == 200
+    assert "This field is required" not in _text(response)
+    assert not response.context["form"].is_bound
+
+
+def test_compared_counts_print_as_whole_numbers(client: Client) -> None:
+    html = _text(client.get("/compare/", {"builds": [BUILD_A, BUILD_C]}))
+
+    for label in ("GPUs", "resident layers", "micro-batch"):
+        row = re.search(rf'<th scope="row">{label}</th>(.*?)</tr>', html, re.S)
+        assert row is not None, label
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", row.group(1))
+        assert cells, label
+        assert all(re.fullmatch(r"[\d,]+", cell) for cell in cells), (label, cells)
