@@ -4,6 +4,7 @@ or `price_observation_withdraw`, which log a `PriceChange` (who, when, old, new)
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
@@ -38,11 +39,24 @@ Actor = User | AnonymousUser
 RANKINGS_REFRESH_TASK = "simulator.rankings_refresh_defaults"
 
 
+logger = logging.getLogger(__name__)
+
+
+def _rankings_refresh_send() -> None:
+    """Best effort, after the commit: with the broker down the new price still shows at once
+    (rankings read prices when they are read), and a default ranking that is missing is
+    queued by the next page or API read that asks for it (ranking_create)."""
+    try:
+        current_app.send_task(RANKINGS_REFRESH_TASK)
+    except Exception:  # kombu's connection errors; the write has committed and stands
+        logger.warning("rankings refresh not sent: the broker is unreachable")
+
+
 def _rankings_refresh_on_commit() -> None:
     """A current price changed. Rankings price their rows when they are read, so nothing is
     simulated again; the task only queues a default ranking that the current parts and
     engine do not have yet (a part that got its first price, say), once this commits."""
-    transaction.on_commit(lambda: current_app.send_task(RANKINGS_REFRESH_TASK))
+    transaction.on_commit(_rankings_refresh_send)
 
 
 def _user_or_none(user: Actor | None) -> User | None:
