@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import ValidationError
@@ -46,10 +47,27 @@ from catalog.selectors import (
     price_change_latest_id,
     price_valid_list,
 )
-from catalog.services import StalePriceEdit, price_observation_create
+from catalog.services import (
+    IdempotencyKeyReusedError,
+    StalePriceEdit,
+    price_observation_create,
+    price_observation_create_once,
+)
 from catalog.spec import HardwareDict, SystemHardwareDict
 
 PART_FIELDS = ("slug", "name", "kind", "manufacturer", "source", "notes", "current_price_usd")
+
+
+MAX_IDEMPOTENCY_KEY_CHARS = 200
+
+
+def _idempotency_key(value: str) -> str:
+    """The header's key: 1 to 200 printable characters (a UUID is the usual choice)."""
+    if not 0 < len(value) <= MAX_IDEMPOTENCY_KEY_CHARS or not value.isprintable():
+        raise ValidationError(
+            {"Idempotency-Key": f"must be 1 to {MAX_IDEMPOTENCY_KEY_CHARS} printable characters"}
+        )
+    return value
 
 
 class StaffWritesPublicReads(BasePermission):
@@ -188,6 +206,16 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
 
     @extend_schema(
         request=PriceInputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="A key of yours (a UUID) for this post: a retry with the same key "
+                "and body gets the first answer and writes nothing again",
+            )
+        ],
         responses={
             201: PriceOutputSerializer,
             400: OpenApiResponse(description="invalid observation; the reasons per field"),
@@ -196,15 +224,27 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
             409: OpenApiResponse(
                 description="stale: the part's current price changed after seen_price_change_id"
             ),
+            422: OpenApiResponse(description="the Idempotency-Key came before with another body"),
         },
     )
     def post(self, request: Request) -> Response:
         data = PriceInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key")
         try:
+            if key is not None:
+                assert isinstance(request.user, User)  # StaffWritesPublicReads let it in
+                status_code, answer = price_observation_create_once(
+                    key=_idempotency_key(key), user=request.user, body=request.data,
+                    respond=lambda o: dict(PriceOutputSerializer(o).data),
+                    **data.validated_data, via=PriceChangeVia.API,
+                )  # fmt: skip
+                return Response(answer, status=status_code)
             observation = price_observation_create(
                 **data.validated_data, user=request.user, via=PriceChangeVia.API
             )
+        except IdempotencyKeyReusedError as reused:
+            return Response({"detail": str(reused)}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         except DjangoValidationError as error:
             raise ValidationError(error.message_dict) from error
         except StalePriceEdit as stale:

@@ -4,15 +4,17 @@ or `price_observation_withdraw`, which log a `PriceChange` (who, when, old, new)
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from celery import current_app
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from catalog.compatibility import build_errors
@@ -26,6 +28,7 @@ from catalog.models import (
     PriceChange,
     PriceChangeVia,
     PriceObservation,
+    PricePostKey,
 )
 from catalog.selectors import build_priced_lines as build_priced_lines  # a read, re-exported
 from catalog.selectors import part_current_price
@@ -153,6 +156,49 @@ def price_observation_create(
     return price_observation_save(
         observation=observation, user=user, via=via, seen_price_change_id=seen_price_change_id
     )
+
+
+class IdempotencyKeyReusedError(Exception):
+    """The Idempotency-Key came before with another body: not a retry, a mistake."""
+
+
+def request_body_sha256(body: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def price_observation_create_once(
+    *,
+    key: str,
+    user: User,
+    body: Mapping[str, Any],
+    respond: Callable[[PriceObservation], dict[str, Any]],
+    **fields: Any,
+) -> tuple[int, dict[str, Any]]:
+    """`price_observation_create` at most once per (user, Idempotency-Key): the first call
+    writes and keeps its answer (`respond` of the new observation); a retry with the same
+    body gets that answer back and writes nothing; another body is IdempotencyKeyReusedError.
+    Two concurrent calls with one key: the unique key lets one commit, the other's write
+    rolls back and it answers what the first stored."""
+    digest = request_body_sha256(body)
+    with transaction.atomic():
+        stored = PricePostKey.objects.select_for_update().filter(user=user, key=key).first()
+        if stored is None:
+            try:
+                with transaction.atomic():
+                    observation = price_observation_create(user=user, **fields)
+                    answer = respond(observation)
+                    PricePostKey.objects.create(user=user, key=key, body_sha256=digest,
+                                                status_code=201, response=answer)  # fmt: skip
+                    return 201, answer
+            except IntegrityError:
+                stored = PricePostKey.objects.filter(user=user, key=key).first()
+                if stored is None:  # not the key's constraint: the write itself failed
+                    raise
+        if stored.body_sha256 != digest:
+            raise IdempotencyKeyReusedError(
+                f"Idempotency-Key {key!r} was used before with another body; use a new key"
+            )
+        return stored.status_code, stored.response
 
 
 @transaction.atomic

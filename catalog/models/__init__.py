@@ -25,7 +25,7 @@ from catalog.models.parts import (
     RamKit,
     System,
 )
-from catalog.models.prices import PriceChange, PriceObservation
+from catalog.models.prices import PriceChange, PriceObservation, PricePostKey
 
 __all__ = [
     "PART_MODELS",
@@ -49,6 +49,7 @@ __all__ = [
     "PriceChange",
     "PriceChangeVia",
     "PriceObservation",
+    "PricePostKey",
     "Psu",
     "PsuFormFactor",
     "RamKit",

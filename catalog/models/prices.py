@@ -82,3 +82,23 @@ class PriceChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.part}: {self.old_amount_usd} -> {self.new_amount_usd}"
+
+
+class PricePostKey(models.Model):
+    """A client's Idempotency-Key on POST /api/prices and the answer it got: the same key
+    again (a retry) gets the same answer and writes nothing."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=200)
+    body_sha256 = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    response = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("user", "key"), name="price_post_key_once_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.key}"
