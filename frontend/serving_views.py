@@ -29,7 +29,7 @@ COLUMNS = (
     ("decode_tokens_per_s", "Decode tokens/s"),
     ("usd_per_decode_tokens_per_s", "$ per decode tokens/s"),
     ("prefill_tokens_per_s", "Prefill tokens/s"),
-    ("max_context", "Largest context"),
+    ("max_context", "Largest context (tokens)"),
 )
 
 

@@ -258,3 +258,13 @@ def test_compared_counts_print_as_whole_numbers(client: Client) -> None:
         cells = re.findall(r"<td[^>]*>([^<]*)</td>", row.group(1))
         assert cells, label
         assert all(re.fullmatch(r"[\d,]+", cell) for cell in cells), (label, cells)
+
+
+def test_the_ranking_says_what_its_split_column_means(client: Client) -> None:
+    ranking_compute(GLM)
+
+    html = _text(client.get("/"))
+
+    assert "Layers on GPU · batch" in html
+    assert re.search(r'title="\d+ layers? kept on the GPU, \d+ sequences? per micro-batch"', html)
+    assert "R=" not in html
