@@ -30,6 +30,7 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models.fields.json import KeyTransform
 
 from catalog.generator import RAM_TIERS_GB, Candidate, StorageTier
 from catalog.selectors import (
@@ -312,11 +313,14 @@ def _ranking_plan_for(run: SimulationRun) -> dict[str, Any]:
         for signature in sorted(hardware)
         if signature not in stored
     ]
+    size = ranking_chunk_size(kind=run.input["workload"].get("kind", TRAIN))
     return {
         "candidates": items,
         "workload_hash": workload_hash,
-        "pending": pending,
-        "chunk_size": ranking_chunk_size(kind=run.input["workload"].get("kind", TRAIN)),
+        # One list a chunk: a chunk's task reads its own list out of the stored plan, not
+        # the whole plan (megabytes of JSON for a catalog-sized ranking).
+        "pending_chunks": [pending[start : start + size] for start in range(0, len(pending), size)],
+        "chunk_size": size,
     }
 
 
@@ -327,7 +331,7 @@ def ranking_pending_chunks(*, run: SimulationRun) -> list[int]:
             locked = SimulationRun.objects.select_for_update().get(pk=run.pk)
             if not locked.plan:
                 locked.plan = _ranking_plan_for(locked)
-                locked.chunks_total = -(-len(locked.plan["pending"]) // locked.plan["chunk_size"])
+                locked.chunks_total = len(locked.plan["pending_chunks"])
                 locked.save(update_fields=["plan", "chunks_total"])
             run = locked
     done = set(run.chunks.values_list("index", flat=True))
@@ -412,11 +416,22 @@ def ranking_infer_physics(*, hardware: Mapping[str, Any], workload: Mapping[str,
     }
 
 
+def ranking_chunk_items(*, run_id: str, index: int) -> tuple[list[dict[str, Any]], str]:
+    """Chunk `index`'s pending hardware and the workload hash, read out of the stored plan
+    in the database (PostgreSQL's `->`, SQLite's json_extract) rather than decoded whole."""
+    chunk = KeyTransform(str(index), KeyTransform("pending_chunks", "plan"))
+    items, workload_hash = (
+        SimulationRun.objects.filter(pk=run_id)
+        .values_list(chunk, KeyTransform("workload_hash", "plan"))
+        .get()
+    )
+    return list(items or []), str(workload_hash)
+
+
 def ranking_chunk_evaluate(*, run: SimulationRun, index: int) -> list[SimulatedBuild]:
     """The chunk's hardware simulated (unsaved rows), less any that another ranking stored
     in the meantime."""
-    size, workload_hash = run.plan["chunk_size"], run.plan["workload_hash"]
-    items = run.plan["pending"][index * size : (index + 1) * size]
+    items, workload_hash = ranking_chunk_items(run_id=str(run.pk), index=index)
     stored = simulated_signatures(
         engine_version=run.engine_version,
         workload_hash=workload_hash,
@@ -455,7 +470,7 @@ def _reason(exc: EngineInputError) -> str:
 
 
 def ranking_chunk_process(*, run_id: str, index: int) -> None:
-    run = SimulationRun.objects.filter(pk=run_id).first()
+    run = SimulationRun.objects.filter(pk=run_id).defer("plan", "result").first()
     if run is None or run.is_finished or run.chunks.filter(index=index).exists():
         return
     builds = ranking_chunk_evaluate(run=run, index=index)
