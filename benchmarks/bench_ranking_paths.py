@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -51,9 +52,13 @@ from simulator.engine import (  # noqa: E402
 )
 from simulator.models import SimulatedBuild, SimulationRun  # noqa: E402
 from simulator.services.rankings import (  # noqa: E402
+    ranking_body_normalize,
     ranking_chunk_process,
     ranking_create,
+    ranking_infer_batch,
+    ranking_infer_physics,
     ranking_pending_chunks,
+    ranking_plan,
     ranking_view,
 )
 
@@ -64,6 +69,10 @@ WORKLOADS = (
     {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e", "mode": "refined"},
 )
 TRAINING_FIELDS = ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb")
+SERVING_WORKLOADS = (
+    {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768},
+    {"kind": "infer", "model": "llama-3.1-70b", "quant": "Q4_K_M", "context": 8192},
+)
 
 
 def candidate_hardware() -> list[Hardware]:
@@ -83,6 +92,16 @@ def one_at_a_time(workload: TrainWorkload, hardware: list[Hardware]) -> list[obj
             answers.append(simulate(SimulationRequest(workload=workload, hardware=config)).best)
         except EngineInputError as error:
             answers.append((error.field, error.message))
+    return answers
+
+
+def serve_one_at_a_time(workload: dict[str, Any], hardware: list[dict[str, Any]]) -> list[object]:
+    answers: list[object] = []
+    for item in hardware:
+        try:
+            answers.append(ranking_infer_physics(hardware=item, workload=workload))
+        except EngineInputError as error:
+            answers.append(error.message)
     return answers
 
 
@@ -118,13 +137,36 @@ def main() -> None:
         ]
         label = f"{body['model']} {body['quant']} {body.get('mode', 'reference')}"
         print(f"| {label} | {plain_s:.3f} | {batch_s:.3f} | {plain_s / batch_s:.1f}x | {same} |")
+    print(
+        "\nServing: `placement_search` one build at a time (`ranking_infer_physics`) against "
+        "`best_placements` (`ranking_infer_batch`), over a serving ranking's candidates:\n"
+    )
+    print("| workload | candidates | per build (s) | batch (s) | speed-up | same answers |")
+    print("|---|---|---|---|---|---|")
+    for body in SERVING_WORKLOADS:
+        normalized = ranking_body_normalize({"workload": body})
+        items = ranking_plan(options=normalized["ranking"])
+        serving = [item["hardware"] for item in items]
+        workload = normalized["workload"]
+        plain_s, plain = best_of(
+            args.repeat, lambda w=workload, h=serving: serve_one_at_a_time(w, h)
+        )
+        batch_s, batch = best_of(
+            args.repeat, lambda w=workload, h=serving: ranking_infer_batch(hardware=h, workload=w)
+        )
+        answers = batch if isinstance(batch, list) else []
+        same = plain == [a.message if isinstance(a, EngineInputError) else a for a in answers]
+        label = f"{body['model']} {body['quant']} ctx {body['context']}"
+        print(f"| {label} | {len(serving)} | {plain_s:.3f} | {batch_s:.3f} | "
+              f"{plain_s / batch_s:.1f}x | {same} |")  # fmt: skip
     print("\nWhole ranking from an empty result store, in process (plan, simulate, merge, "
           "priced view of the top 50):\n")  # fmt: skip
     print("| workload | candidates | ranked | seconds |")
     print("|---|---|---|---|")
-    for body in WORKLOADS:
+    for body in (*WORKLOADS, *SERVING_WORKLOADS):
         seconds, view = best_of(args.repeat, lambda b=body: whole_ranking(b))
-        label = f"{body['model']} {body['quant']} {body.get('mode', 'reference')}"
+        mode = body.get("mode", "reference") if body["kind"] == "train" else "serving"
+        label = f"{body['model']} {body['quant']} {mode}"
         print(f"| {label} | {view['candidates']} | {view['count']} | {seconds:.3f} |")
 
 

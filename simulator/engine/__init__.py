@@ -49,10 +49,11 @@ from simulator.engine.io.serve_request import MAX_BATCH, MAX_CONTEXT, MAX_LAYER
 from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TOKENS, TRAIN_MODES
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
+from simulator.engine.serve.batch import best_placements
 from simulator.engine.serve.inference import CapacityError, InferenceResult
 from simulator.engine.serve.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
 from simulator.engine.serve.placement import PLACEMENTS
-from simulator.engine.serve.placement_search import AUTO, placement_search
+from simulator.engine.serve.placement_search import AUTO, PlacementSearch, placement_search
 from simulator.engine.serve.workload import INFER, InferWorkload
 from simulator.engine.simulate import simulate
 from simulator.engine.train.batch import best_splits
@@ -84,9 +85,11 @@ __all__ = [
     "PARTS", "PLACEMENTS", "QUANT_FORMATS", "TIE_TOLERANCE", "TRAIN", "TRAIN_MODES", "WEIGHT_TYPES",
     "AccuracyReport", "CapacityError", "CategoryStats", "Cpu", "CpuSpec", "Device",
     "EngineInputError", "Gpu", "GpuSpec", "Hardware", "HardwareBatch", "InferWorkload",
-    "InferenceRequest", "InferenceResult", "Prediction", "SimulationRequest", "SplitResult",
+    "InferenceRequest", "InferenceResult", "PlacementSearch", "Prediction", "SimulationRequest",
+    "SplitResult",
     "System", "TrainRequest", "TrainResult", "TrainWorkload", "UnifiedSpec", "Workload",
-    "accuracy_report", "band_category", "best_splits", "default_pinned_gib", "devices",
+    "accuracy_report", "band_category", "best_placements", "best_splits", "default_pinned_gib",
+    "devices",
     "efficiency_to_json", "error_band", "find_device", "fit_shipped", "format_report",
     "json_path", "layer_gib", "load_efficiency", "load_model", "model_slugs",
     "normalize_workload", "optimal_split", "parse_hardware", "parse_request", "parse_workload",

@@ -45,8 +45,10 @@ from simulator.engine import (
     PLACEMENTS,
     EngineInputError,
     Hardware,
+    PlacementSearch,
     SplitResult,
     TrainWorkload,
+    best_placements,
     best_splits,
     normalize_workload,
     parse_hardware,
@@ -388,11 +390,44 @@ def _train_row(hardware: Mapping[str, Any], best: SplitResult, workload: Mapping
 
 
 def ranking_infer_physics(*, hardware: Mapping[str, Any], workload: Mapping[str, Any]) -> Row:
-    """One candidate serving the workload in its fastest placement (or the one asked for)."""
+    """One candidate serving the workload in its fastest placement (or the one asked for),
+    build by build: the readable specification of `ranking_infer_batch`."""
     placement = workload["placement"]
     search = placement_search(
         workload=workload, hardware=hardware, only=None if placement == AUTO else placement
     )
+    return _infer_row(hardware, search)
+
+
+def ranking_infer_batch(
+    *, hardware: list[Mapping[str, Any]], workload: Mapping[str, Any]
+) -> list[Row | EngineInputError]:
+    """Many candidates' hardware under one serving workload on the engine's batch path
+    (`best_placements`, the same answers as `placement_search` one build at a time): each the
+    ranking row's figures, or the reason the workload cannot run on it."""
+    configs: list[Hardware | EngineInputError] = []
+    for item in hardware:
+        try:
+            configs.append(parse_hardware(item, kind=INFER))
+        except EngineInputError as exc:
+            configs.append(exc)
+    runnable = [config for config in configs if isinstance(config, Hardware)]
+    placement = workload["placement"]
+    only = None if placement == AUTO else placement
+    searches = iter(best_placements(workload, runnable, only=only))
+    answers: list[Row | EngineInputError] = []
+    for item, config in zip(hardware, configs, strict=True):
+        if isinstance(config, EngineInputError):
+            answers.append(config)
+            continue
+        try:
+            answers.append(_infer_row(item, next(searches)))
+        except EngineInputError as exc:
+            answers.append(exc)
+    return answers
+
+
+def _infer_row(hardware: Mapping[str, Any], search: PlacementSearch) -> Row:
     best = search.best
     if best is None:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in search.tried.items())
@@ -439,10 +474,8 @@ def ranking_chunk_evaluate(*, run: SimulationRun, index: int) -> list[SimulatedB
     )
     todo = [item for item in items if item["hardware_signature"] not in stored]
     workload = run.input["workload"]
-    if workload.get("kind") == INFER:
-        answers = [_infer_answer(item["hardware"], workload) for item in todo]
-    else:
-        answers = ranking_train_physics(hardware=[i["hardware"] for i in todo], workload=workload)
+    physics = ranking_infer_batch if workload.get("kind") == INFER else ranking_train_physics
+    answers = physics(hardware=[item["hardware"] for item in todo], workload=workload)
     return [
         SimulatedBuild(
             engine_version=run.engine_version,
@@ -454,15 +487,6 @@ def ranking_chunk_evaluate(*, run: SimulationRun, index: int) -> list[SimulatedB
         )
         for item, answer in zip(todo, answers, strict=True)
     ]
-
-
-def _infer_answer(
-    hardware: Mapping[str, Any], workload: Mapping[str, Any]
-) -> Row | EngineInputError:
-    try:
-        return ranking_infer_physics(hardware=hardware, workload=workload)
-    except EngineInputError as exc:
-        return exc
 
 
 def _reason(exc: EngineInputError) -> str:

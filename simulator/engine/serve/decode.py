@@ -9,8 +9,8 @@ multiply-adds in one kernel per operation, and the batch sweep of benches/dgx-sp
 by the FLOPs term on top of the weight reads; docs/model.md, "Decode"), plus a fixed cost per
 layer; hybrid adds the activations crossing the CPU–GPU link at every offloaded layer.
 
-Each term is a rule of `DECODE_RULES` (costs.py) that counts bytes and FLOPs; `location_step`
-alone turns the summed counts into seconds on the location's device.
+Each term is a rule of `DECODE_RULES` (costs.py) that counts bytes and FLOPs (`decode_work`);
+`location_step` alone turns the summed counts into seconds on the location's device.
 """
 
 from __future__ import annotations
@@ -192,11 +192,28 @@ def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
     return memory, compute
 
 
-def location_step(share: Share, device: Device, inputs: DecodeInputs) -> LocationStep:
-    cost = DECODE_RULES.total(ShareStep(share=share, inputs=inputs))
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodeWork:
+    """One decode step's counts, before any device: what `DECODE_RULES` add up for each share
+    of the placement, by location. The same on every machine, so a batch of machines counts
+    it once."""
+
+    batch: int
+    costs: tuple[tuple[str, Cost], ...]
+
+
+def decode_work(inputs: DecodeInputs) -> DecodeWork:
+    shares = inputs.placement.shares
+    costs = tuple(
+        (s.location, DECODE_RULES.total(ShareStep(share=s, inputs=inputs))) for s in shares
+    )
+    return DecodeWork(batch=inputs.batch, costs=costs)
+
+
+def location_step(location: str, cost: Cost, device: Device) -> LocationStep:
     memory_s, compute_s = memory_and_compute_s(cost, device)
     return LocationStep(
-        location=share.location,
+        location=location,
         weight_bytes=cost.weight_bytes,
         kv_bytes=cost.kv_bytes,
         flops=cost.flops,
@@ -207,10 +224,14 @@ def location_step(share: Share, device: Device, inputs: DecodeInputs) -> Locatio
     )
 
 
-def decode_step(inputs: DecodeInputs, devices: dict[str, Device], link_gbps: float) -> DecodeStep:
-    """One decode step of `inputs.batch` sequences at `inputs.context` cached tokens each."""
-    p = inputs.placement
-    steps = tuple(location_step(s, devices[s.location], inputs) for s in p.shares)
+def decode_time(work: DecodeWork, devices: dict[str, Device], link_gbps: float) -> DecodeStep:
+    """The counted step on these devices and this CPU–GPU link."""
+    steps = tuple(location_step(where, cost, devices[where]) for where, cost in work.costs)
     link_bytes = float(sum(step.link_bytes for step in steps))
     link_s = link_bytes / (link_gbps * GB) if link_bytes else 0.0
-    return DecodeStep(batch=inputs.batch, locations=steps, link_bytes=link_bytes, link_s=link_s)
+    return DecodeStep(batch=work.batch, locations=steps, link_bytes=link_bytes, link_s=link_s)
+
+
+def decode_step(inputs: DecodeInputs, devices: dict[str, Device], link_gbps: float) -> DecodeStep:
+    """One decode step of `inputs.batch` sequences at `inputs.context` cached tokens each."""
+    return decode_time(decode_work(inputs), devices, link_gbps)

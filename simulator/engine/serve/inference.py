@@ -15,7 +15,13 @@ from simulator.engine.calibration.efficiency import (
 )
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
-from simulator.engine.serve.decode import DecodeInputs, DecodeStep, decode_step
+from simulator.engine.serve.decode import (
+    DecodeInputs,
+    DecodeStep,
+    DecodeWork,
+    decode_time,
+    decode_work,
+)
 from simulator.engine.serve.hardware import (
     CPU,
     GPU,
@@ -26,8 +32,9 @@ from simulator.engine.serve.hardware import (
     unified_device,
 )
 from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
-from simulator.engine.serve.placement import Placement, model_parts, place
-from simulator.engine.serve.prefill import PrefillRun, prefill_run
+from simulator.engine.serve.placement import ModelParts, Placement, Share, model_parts, place
+from simulator.engine.serve.prefill import PrefillRun, PrefillWork, prefill_time, prefill_work
+from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.units import GIB
 from simulator.engine.workload import InferenceRequest
 
@@ -85,11 +92,14 @@ def devices_for(
     return devices
 
 
-def _check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes: float) -> None:
+def needed_bytes(share: Share, placement: Placement, kv_cache_bytes: float) -> float:
+    """What `share`'s location must hold: its weights, and the KV cache where it lives."""
+    return share.stored_bytes + (kv_cache_bytes if share.location == placement.kv_location else 0)
+
+
+def check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes: float) -> None:
     for share in placement.shares:
-        need = share.stored_bytes + (
-            kv_cache_bytes if share.location == placement.kv_location else 0
-        )
+        need = needed_bytes(share, placement, kv_cache_bytes)
         have = devices[share.location].capacity_bytes
         if need > have:
             message = (
@@ -99,45 +109,85 @@ def _check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes
             raise CapacityError(location=share.location, message=message)
 
 
-def simulate_inference(
-    request: InferenceRequest, efficiency: Efficiency | None = None
-) -> InferenceResult:
-    """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
-    w, hw = request.workload, request.hardware
-    table = load_efficiency() if efficiency is None else efficiency
-    devices = devices_for(hw, w.placement, runtime=w.runtime, efficiency=table)
-    placement = place(
-        model_parts(w.model), w.quant, w.placement, offload_from_layer=w.offload_from_layer
-    )
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlacedWorkload:
+    """A workload in its placement, before any machine: the bytes each location holds, the KV
+    cache, and the counts of one decode step and of the prompt. Everything of a simulation
+    that the hardware does not change, so a batch of machines works it out once."""
+
+    workload: InferWorkload
+    placement: Placement
+    kv_bytes_per_token: float
+    kv_cache_bytes: float
+    decode: DecodeWork
+    prefill: PrefillWork
+
+
+def kv_cache_size(workload: InferWorkload) -> float:
+    """Bytes of the whole KV cache: `context` tokens of each of `batch` sequences."""
+    w = workload
+    return kv_bytes_per_token(w.model, w.kv_cache_type) * w.context * w.batch
+
+
+def placed_workload(
+    workload: InferWorkload, parts: ModelParts, *, routing_pool_fraction: float
+) -> PlacedWorkload:
+    """`workload` in `workload.placement`; `parts`: `model_parts(workload.model)`."""
+    w = workload
+    placement = place(parts, w.quant, w.placement, offload_from_layer=w.offload_from_layer)
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
-    kv_cache = per_token * w.context * w.batch
-    _check_fits(placement, devices, kv_cache)
-    home = placement.share(placement.kv_location)
-    assert home is not None  # every placement keeps the KV cache with its home share
-    free = devices[placement.kv_location].capacity_bytes - home.stored_bytes
     inputs = DecodeInputs(
         placement=placement,
         attention=w.model.attention,
         kv_bytes_per_token=per_token,
         context=w.context,
         batch=w.batch,
-        routing_pool_fraction=table.routing_pool_fraction,
+        routing_pool_fraction=routing_pool_fraction,
     )
-    return InferenceResult(
-        request=request,
+    return PlacedWorkload(
+        workload=w,
         placement=placement,
         kv_bytes_per_token=per_token,
-        kv_cache_bytes=kv_cache,
-        max_context=max_context(free, per_token, sequences=w.batch),
-        devices=tuple(devices.values()),
-        decode=decode_step(inputs, devices, hw.link_gbps),
-        prefill=prefill_run(
+        kv_cache_bytes=kv_cache_size(w),
+        decode=decode_work(inputs),
+        prefill=prefill_work(
             placement,
             w.model.attention,
             tokens=w.prompt_tokens,
             ubatch=w.ubatch,
-            devices=devices,
-            link_gbps=hw.link_gbps,
             experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
         ),
     )
+
+
+def run_placed(
+    placed: PlacedWorkload, request: InferenceRequest, devices: dict[str, Device]
+) -> InferenceResult:
+    """`placed` on the request's machine (`devices`: its `devices_for` the placement);
+    `CapacityError` when a location cannot hold its share."""
+    placement, link_gbps = placed.placement, request.hardware.link_gbps
+    check_fits(placement, devices, placed.kv_cache_bytes)
+    home = placement.share(placement.kv_location)
+    assert home is not None  # every placement keeps the KV cache with its home share
+    free = devices[placement.kv_location].capacity_bytes - home.stored_bytes
+    return InferenceResult(
+        request=request,
+        placement=placement,
+        kv_bytes_per_token=placed.kv_bytes_per_token,
+        kv_cache_bytes=placed.kv_cache_bytes,
+        max_context=max_context(free, placed.kv_bytes_per_token, sequences=request.workload.batch),
+        devices=tuple(devices.values()),
+        decode=decode_time(placed.decode, devices, link_gbps),
+        prefill=prefill_time(placed.prefill, devices, link_gbps),
+    )
+
+
+def simulate_inference(
+    request: InferenceRequest, efficiency: Efficiency | None = None
+) -> InferenceResult:
+    """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
+    w, table = request.workload, load_efficiency() if efficiency is None else efficiency
+    devices = devices_for(request.hardware, w.placement, runtime=w.runtime, efficiency=table)
+    parts = model_parts(w.model)
+    placed = placed_workload(w, parts, routing_pool_fraction=table.routing_pool_fraction)
+    return run_placed(placed, request, devices)

@@ -9,7 +9,7 @@ tie keeps the earlier placement in `PLACEMENT_ORDER` (fewer devices, fewer movin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,11 +35,24 @@ class PlacementSearch:
 
 
 def placements_for(hardware: Mapping[str, Any]) -> tuple[str, ...]:
-    if hardware.get("unified") is not None:
+    return offered_placements(
+        gpu=hardware.get("gpu") is not None,
+        cpu=hardware.get("cpu") is not None,
+        unified=hardware.get("unified") is not None,
+    )
+
+
+def offered_placements(*, gpu: bool, cpu: bool, unified: bool) -> tuple[str, ...]:
+    """The placements a machine with these parts offers, in `PLACEMENT_ORDER`."""
+    if unified:
         return ("unified",)
-    has_gpu, has_cpu = hardware.get("gpu") is not None, hardware.get("cpu") is not None
-    offered = {"gpu": has_gpu, "hybrid": has_gpu and has_cpu, "cpu": has_cpu}
+    offered = {"gpu": gpu, "hybrid": gpu and cpu, "cpu": cpu}
     return tuple(name for name in PLACEMENT_ORDER if offered.get(name))
+
+
+def search_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
+    """The workload section as the search parses it: inference, its placement set per run."""
+    return {**workload, "kind": INFER, "placement": "gpu"}
 
 
 def _with(request: InferenceRequest, **changes: Any) -> InferenceRequest:
@@ -80,16 +93,24 @@ def placement_search(
     """Every placement the hardware offers for this inference workload (or `only` that
     one), best decode first; workload.placement is ignored. Raises EngineInputError for a
     malformed workload or hardware."""
-    body = {"workload": {**workload, "kind": INFER, "placement": "gpu"}, "hardware": hardware}
+    body = {"workload": search_workload(workload), "hardware": hardware}
     request: InferenceRequest = parse_request(body)
     offered = placements_for(hardware)
+    return search_placements(offered, only, lambda placement: _run(request, placement))
+
+
+def search_placements(
+    offered: tuple[str, ...], only: str | None, run: Callable[[str], InferenceResult]
+) -> PlacementSearch:
+    """`run` each offered placement (or `only` that one) and keep the best decode; an
+    `EngineInputError` is that placement's answer."""
     if only is not None and only not in offered:
         return PlacementSearch(best=None, tried={only: f"this build has no {only} placement"})
     best: InferenceResult | None = None
     tried: dict[str, float | str] = {}
     for placement in offered if only is None else (only,):
         try:
-            result = _run(request, placement)
+            result = run(placement)
         except EngineInputError as exc:
             tried[placement] = exc.message
             continue

@@ -8,7 +8,8 @@ fixed cost per layer per micro-batch. Hybrid computes on the GPU: llama.cpp copi
 CPU-resident expert tensor over the link for every micro-batch of ≥ 32 tokens
 (GGML_OP_OFFLOAD_MIN_BATCH), so those bytes cross the link once per micro-batch.
 
-Each term is a rule of `PREFILL_RULES` (costs.py); `prefill_run` turns the counts into seconds.
+Each term is a rule of `PREFILL_RULES` (costs.py); `prefill_work` counts, `prefill_time` turns
+the counts into seconds.
 """
 
 from __future__ import annotations
@@ -134,6 +135,55 @@ def offloaded_expert_gemms(x: PrefillInputs) -> Cost:
     return Cost(flops=float(FLOPS_PER_MAC * per_token * x.tokens))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrefillWork:
+    """A prompt's counts, before any device: on the device that computes it (`home`) and what
+    the CPU computes itself. The same on every machine, so a batch of machines counts it once."""
+
+    home: str
+    tokens: int
+    cost: Cost
+    cpu_cost: Cost
+
+
+def prefill_work(
+    placement: Placement,
+    attention: AttentionShape,
+    *,
+    tokens: int,
+    ubatch: int,
+    experts_compute_on_cpu: bool = False,
+) -> PrefillWork:
+    inputs = PrefillInputs(
+        placement=placement, attention=attention, tokens=tokens,
+        micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
+    )  # fmt: skip
+    return PrefillWork(
+        home=HOME[placement.name],
+        tokens=tokens,
+        cost=PREFILL_RULES.total(inputs),
+        cpu_cost=CPU_PREFILL_RULES.total(inputs),
+    )
+
+
+def prefill_time(work: PrefillWork, devices: dict[str, Device], link_gbps: float) -> PrefillRun:
+    """The counted prompt on these devices: the home device's work, then the CPU's own share
+    at the CPU class's FLOPS efficiency."""
+    cost, home = work.cost, devices[work.home]
+    compute_s, weight_read_s = _compute_and_read_s(cost, home)
+    if work.cpu_cost.flops:
+        compute_s += _compute_and_read_s(work.cpu_cost, devices[CPU])[0]
+    return PrefillRun(
+        tokens=work.tokens,
+        flops=cost.flops,
+        compute_s=compute_s,
+        weight_read_s=weight_read_s,
+        overhead_s=cost.layer_visits * home.device_class.layer_overhead_s,
+        link_bytes=cost.link_bytes,
+        link_s=cost.link_bytes / (link_gbps * GB) if cost.link_bytes else 0.0,
+    )
+
+
 def prefill_run(
     placement: Placement,
     attention: AttentionShape,
@@ -146,24 +196,11 @@ def prefill_run(
 ) -> PrefillRun:
     """The prompt on the placement's home device; with `experts_compute_on_cpu` the CPU's
     share runs after it at the CPU class's FLOPS efficiency."""
-    inputs = PrefillInputs(
-        placement=placement, attention=attention, tokens=tokens,
-        micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
+    work = prefill_work(
+        placement, attention, tokens=tokens, ubatch=ubatch,
+        experts_compute_on_cpu=experts_compute_on_cpu,
     )  # fmt: skip
-    home = devices[HOME[placement.name]]
-    cost, cpu_cost = PREFILL_RULES.total(inputs), CPU_PREFILL_RULES.total(inputs)
-    compute_s, weight_read_s = _compute_and_read_s(cost, home)
-    if cpu_cost.flops:
-        compute_s += _compute_and_read_s(cpu_cost, devices[CPU])[0]
-    return PrefillRun(
-        tokens=tokens,
-        flops=cost.flops,
-        compute_s=compute_s,
-        weight_read_s=weight_read_s,
-        overhead_s=cost.layer_visits * home.device_class.layer_overhead_s,
-        link_bytes=cost.link_bytes,
-        link_s=cost.link_bytes / (link_gbps * GB) if cost.link_bytes else 0.0,
-    )
+    return prefill_time(work, devices, link_gbps)
 
 
 def _compute_and_read_s(cost: Cost, device: Device) -> tuple[float, float]:

@@ -1,0 +1,48 @@
+"""`best_placements` answers for many machines what `placement_search` answers for each one:
+the same winning result, bit for bit, and the same placements tried with the same reasons."""
+
+from typing import Any
+
+import pytest
+
+from simulator.engine import best_placements, parse_hardware, placement_search
+
+GPU_24 = {"name": "RTX 4090"}
+GPU_8 = {"name": "small", "vram_gb": 8, "bf16_tflops": 50, "pcie_gbps": 16, "mem_gbps": 300}
+CPU = "EPYC 9124"
+MACHINES: list[dict[str, Any]] = [
+    {"gpu": GPU_24},  # GPU only
+    {"gpu": GPU_24, "cpu": CPU, "ram_gb": 256},  # GPU, CPU and RAM: every placement
+    {"gpu": GPU_8, "cpu": CPU, "ram_gb": 256},  # a small GPU: hybrid offloads most experts
+    {"gpu": GPU_24, "gpu_count": 4, "cpu": CPU, "ram_gb": 64},
+    {"cpu": CPU, "ram_gb": 512},  # CPU only
+    {"cpu": CPU, "ram_gb": 8},  # nothing fits
+    {"unified": "Mac Studio M4 Max 128GB"},
+    {"gpu": GPU_8, "cpu": CPU, "ram_gb": 4, "link_gbps": 8},  # neither share fits
+]
+WORKLOADS = {
+    "moe": {"model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768},
+    "dense": {"model": "llama-3.1-8b", "quant": "Q8_0", "context": 4096},
+    "fixed-offload": {"model": "glm-4.7-flash", "quant": "Q4_K_M", "offload_from_layer": 30},
+    "long-batch": {"model": "glm-4.7-flash", "quant": "Q8_0", "context": 131072, "batch": 4},
+}
+
+
+@pytest.mark.parametrize("workload", WORKLOADS.values(), ids=WORKLOADS.keys())
+@pytest.mark.parametrize("only", [None, "hybrid", "cpu"])
+def test_many_machines_get_what_each_gets_alone(workload: dict[str, Any], only: str | None) -> None:
+    hardware = [parse_hardware(machine, kind="infer") for machine in MACHINES]
+
+    batch = best_placements(workload, hardware, only=only)
+
+    alone = [placement_search(workload=workload, hardware=m, only=only) for m in MACHINES]
+    assert [b.tried for b in batch] == [a.tried for a in alone]
+    assert [b.best for b in batch] == [a.best for a in alone]
+
+
+def test_the_machines_cover_every_placement_and_refusals() -> None:
+    hardware = [parse_hardware(machine, kind="infer") for machine in MACHINES]
+    searches = best_placements(WORKLOADS["moe"], hardware)
+    winners = {s.best.placement.name for s in searches if s.best is not None}
+    assert winners >= {"gpu", "hybrid", "cpu", "unified"}
+    assert any(s.best is None for s in searches)
