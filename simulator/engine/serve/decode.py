@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape
-from simulator.engine.serve.hardware import CPU, Device
+from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import Placement, Share
-from simulator.engine.units import GB
 
 FLOPS_PER_MAC = 2
 ACTIVATION_BYTES = 4  # f32 hidden state copied each way per offloaded layer (ggml backend copy)
@@ -183,15 +182,6 @@ def offloaded_activations(x: ShareStep) -> Cost:
     )
 
 
-def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
-    """(seconds reading the cost's bytes, seconds computing its FLOPs) on `device` at its
-    class's efficiencies: both count, one after the other."""
-    cls = device.device_class
-    memory = cost.memory_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency)
-    compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
-    return memory, compute
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodeWork:
     """One decode step's counts, before any device: what `DECODE_RULES` add up for each share
@@ -228,7 +218,7 @@ def decode_time(work: DecodeWork, devices: dict[str, Device], link_gbps: float) 
     """The counted step on these devices and this CPU–GPU link."""
     steps = tuple(location_step(where, cost, devices[where]) for where, cost in work.costs)
     link_bytes = float(sum(step.link_bytes for step in steps))
-    link_s = link_bytes / (link_gbps * GB) if link_bytes else 0.0
+    link_s = link_seconds(link_bytes, link_gbps)
     return DecodeStep(batch=work.batch, locations=steps, link_bytes=link_bytes, link_s=link_s)
 
 

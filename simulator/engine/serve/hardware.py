@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulator.engine.costs import Cost
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import GPU_RESERVE_GIB, LLAMA_CPP, CpuSpec, Hardware, UnifiedSpec
 from simulator.engine.units import GB, GIB, TERA
@@ -102,3 +103,17 @@ def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -
         capacity_bytes=unified.mem_gib * UNIFIED_GPU_FRACTION * GIB,
         constants=constants,
     )
+
+
+def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
+    """(seconds reading the cost's bytes, seconds computing its FLOPs) on `device` at its
+    class's efficiencies (decode and prefill add or compare them, each as its docstring says)."""
+    cls = device.device_class
+    memory = cost.memory_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency)
+    compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
+    return memory, compute
+
+
+def link_seconds(link_bytes: float, link_gbps: float) -> float:
+    """Seconds for `link_bytes` over the CPU–GPU link (none when nothing crosses it)."""
+    return link_bytes / (link_gbps * GB) if link_bytes else 0.0

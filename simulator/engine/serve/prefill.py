@@ -21,9 +21,8 @@ from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape
 from simulator.engine.model.layers import score_flops_per_token_per_position
 from simulator.engine.serve.decode import FLOPS_PER_MAC
-from simulator.engine.serve.hardware import CPU, Device
+from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import HOME, HYBRID, Placement, Share
-from simulator.engine.units import GB
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,9 +169,9 @@ def prefill_time(work: PrefillWork, devices: dict[str, Device], link_gbps: float
     """The counted prompt on these devices: the home device's work, then the CPU's own share
     at the CPU class's FLOPS efficiency."""
     cost, home = work.cost, devices[work.home]
-    compute_s, weight_read_s = _compute_and_read_s(cost, home)
+    weight_read_s, compute_s = memory_and_compute_s(cost, home)
     if work.cpu_cost.flops:
-        compute_s += _compute_and_read_s(work.cpu_cost, devices[CPU])[0]
+        compute_s += memory_and_compute_s(work.cpu_cost, devices[CPU])[1]
     return PrefillRun(
         tokens=work.tokens,
         flops=cost.flops,
@@ -180,7 +179,7 @@ def prefill_time(work: PrefillWork, devices: dict[str, Device], link_gbps: float
         weight_read_s=weight_read_s,
         overhead_s=cost.layer_visits * home.device_class.layer_overhead_s,
         link_bytes=cost.link_bytes,
-        link_s=cost.link_bytes / (link_gbps * GB) if cost.link_bytes else 0.0,
+        link_s=link_seconds(cost.link_bytes, link_gbps),
     )
 
 
@@ -201,11 +200,3 @@ def prefill_run(
         experts_compute_on_cpu=experts_compute_on_cpu,
     )  # fmt: skip
     return prefill_time(work, devices, link_gbps)
-
-
-def _compute_and_read_s(cost: Cost, device: Device) -> tuple[float, float]:
-    cls = device.device_class
-    return (
-        cost.flops / (device.peak_flops * cls.flops_efficiency),
-        cost.weight_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency),
-    )
