@@ -27,7 +27,25 @@ def serving_page(
         for r in rows
     ]  # fmt: skip
     table = [
-        {**row, "rank": i}
+        {**row, "rank": i, "placement_label": placement_label(row)}
         for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=view["workload"]), 1)
     ]
     return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table)}
+
+
+# What each placement does, in a buyer's words.
+PLACEMENT_WORDS = {"gpu": "all on GPU", "cpu": "all in CPU RAM", "unified": "unified memory"}
+
+
+def placement_label(row: dict[str, Any]) -> str:
+    """The row's placement by what it does: a hybrid that offloads nothing is "all on GPU";
+    one that does names the first offloaded layer and the GB of experts in RAM."""
+    placement = str(row.get("placement"))
+    if placement != "hybrid":
+        return PLACEMENT_WORDS.get(placement, placement)
+    in_ram_gb = float((row.get("weights_gb") or {}).get("cpu", 0.0))
+    if in_ram_gb <= 0:
+        return "all on GPU"
+    return (
+        f"hybrid: experts of layer {row.get('offload_from_layer')} on in RAM ({in_ram_gb:,.1f} GB)"
+    )

@@ -6,6 +6,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
+from frontend.serving_selectors import placement_label
 from simulator.models import SimulationRun
 from tests.frontend.conftest import ranking_compute
 
@@ -78,3 +79,19 @@ def test_an_inference_ranking_not_yet_computed_polls_its_run(
     assert f"/serve/runs/{run.pk}/" in _text(response)
     assert "<progress" in _text(response)
     no_queue.assert_called_once_with("simulator.ranking_start", args=[str(run.pk)])
+
+
+@pytest.mark.parametrize(
+    ("row", "label"),
+    [
+        ({"placement": "gpu", "weights_gb": {"gpu": 17.0}}, "all on GPU"),
+        ({"placement": "hybrid", "offload_from_layer": 47, "weights_gb": {"gpu": 17.0, "cpu": 0.0}},
+         "all on GPU"),
+        ({"placement": "hybrid", "offload_from_layer": 30, "weights_gb": {"gpu": 8.0, "cpu": 9.25}},
+         "hybrid: experts of layer 30 on in RAM (9.2 GB)"),
+        ({"placement": "cpu", "weights_gb": {"cpu": 17.0}}, "all in CPU RAM"),
+        ({"placement": "unified", "weights_gb": {"unified": 17.0}}, "unified memory"),
+    ],
+)  # fmt: skip
+def test_placements_are_labelled_by_what_they_do(row: dict[str, Any], label: str) -> None:
+    assert placement_label(row) == label
