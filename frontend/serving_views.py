@@ -20,6 +20,7 @@ from frontend.views import run_progress_context, sort_links
 from simulator.engine import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
+from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 
 TABLE_ROWS = 50
@@ -62,7 +63,7 @@ def serve(request: HttpRequest) -> HttpResponse:
             context |= _result(run, *_view(form), links)
         except EngineInputError as exc:
             engine_error_add(form, exc)
-        except QueueFullError as exc:
+        except (QueueFullError, BrokerUnavailableError) as exc:
             context["queue_full"] = str(exc)
     htmx = getattr(request, "htmx", None)
     partial = htmx and not htmx.history_restore_request

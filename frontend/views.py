@@ -44,6 +44,7 @@ from simulator.guards import SimulateBusyError, SimulateThrottledError, simulate
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band
+from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 
 TABLE_ROWS = 50
@@ -139,7 +140,7 @@ def home(request: HttpRequest) -> HttpResponse:
             context |= _ranking_result(run, budget, sort, links) | {"sort_target": "#rankings"}
         except EngineInputError as exc:
             engine_error_add(form, exc)
-        except QueueFullError as exc:
+        except (QueueFullError, BrokerUnavailableError) as exc:
             context["queue_full"] = str(exc)
     template = _partial(request, "frontend/home.html", "frontend/_rankings.html")
     return render(request, template, context)
@@ -307,7 +308,7 @@ def simulate_ranking(request: HttpRequest) -> HttpResponse:
             context["sort_target"] = "#ranking-result"
         except EngineInputError as exc:
             engine_error_add(form, exc)
-        except QueueFullError as exc:
+        except (QueueFullError, BrokerUnavailableError) as exc:
             context["queue_full"] = str(exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
             return _refused(request, exc)

@@ -30,7 +30,7 @@ from simulator.serializers import (
 )
 from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
 from simulator.services.ranking_views import ranking_result_view, ranking_view
-from simulator.services.rankings import ranking_create
+from simulator.services.rankings import BrokerUnavailableError, ranking_create
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import simulation_request_submit
 from simulator.throttles import SimulateAnonThrottle
@@ -89,6 +89,8 @@ class SimulateApi(APIView):
             return engine_error_response(exc)
         except QueueFullError as exc:
             return queue_full_response(exc)
+        except BrokerUnavailableError as exc:
+            return broker_unavailable_response(exc)
         data = run_output(run, request)
         if run.kind == RunKind.SINGLE:
             return Response(data, status=status.HTTP_200_OK)
@@ -111,6 +113,14 @@ def queue_full_response(exc: QueueFullError) -> Response:
         {"detail": str(exc)},
         # 429, not 503: the service is up, this client should come back later.
         status=status.HTTP_429_TOO_MANY_REQUESTS,
+        headers={"Retry-After": str(exc.retry_after_s)},
+    )
+
+
+def broker_unavailable_response(exc: BrokerUnavailableError) -> Response:
+    return Response(
+        {"detail": str(exc)},
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
         headers={"Retry-After": str(exc.retry_after_s)},
     )
 
@@ -173,6 +183,8 @@ class RankingListApi(APIView):
             return engine_error_response(exc)
         except QueueFullError as exc:
             return queue_full_response(exc)
+        except BrokerUnavailableError as exc:
+            return broker_unavailable_response(exc)
         serializer = SimulationRunOutputSerializer(run, context={"request": request})
         if run.status != RunStatus.DONE:
             return Response(serializer.data, status=status.HTTP_202_ACCEPTED)

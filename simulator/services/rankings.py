@@ -31,6 +31,7 @@ from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models.fields.json import KeyTransform
+from kombu.exceptions import OperationalError
 
 from catalog.generator import RAM_TIERS_GB, Candidate, StorageTier
 from catalog.selectors import (
@@ -70,6 +71,7 @@ from simulator.services.cost import (
 )
 from simulator.services.ranking_views import ranking_view as ranking_view  # re-exported
 from simulator.services.runs import (
+    simulation_run_fail,
     simulation_run_finish,
     simulation_run_get_or_create,
     simulation_run_record_chunk,
@@ -77,6 +79,8 @@ from simulator.services.runs import (
 
 # Options that only choose how a finished ranking is shown, not what is simulated.
 VIEW_OPTIONS = ("budget_usd", "sort")
+# What a client is told to wait when the broker cannot take a new ranking.
+BROKER_RETRY_AFTER_S = 5
 MAX_GPU_COUNT = 8
 SECONDS_PER_HOUR = 3600.0
 
@@ -220,10 +224,37 @@ def ranking_create(*, body: Mapping[str, Any], capped: bool = True) -> Simulatio
         max_waiting=settings.RANKING_QUEUE_MAX if capped else None,
     )
     if created:
-        transaction.on_commit(
-            lambda: current_app.send_task("simulator.ranking_start", args=[str(run.pk)])
-        )
+        _ranking_start_send(run_id=str(run.pk))
     return run
+
+
+class BrokerUnavailableError(Exception):
+    """The queue could not take a new ranking: nothing is queued; ask again shortly."""
+
+    retry_after_s = BROKER_RETRY_AFTER_S
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The ranking queue cannot be reached right now; nothing was queued. "
+            f"Try again in {BROKER_RETRY_AFTER_S} s."
+        )
+
+
+def _ranking_start_send(*, run_id: str) -> None:
+    """Send the new run's start. Inside a caller's transaction (a task, a test), once it
+    commits. Otherwise now: when the broker cannot take it, the run is failed (never reused:
+    the next request queues a new one) and BrokerUnavailableError says so, so a request
+    either queues a ranking that will run or queues nothing."""
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(
+            lambda: current_app.send_task("simulator.ranking_start", args=[run_id])
+        )
+        return
+    try:
+        current_app.send_task("simulator.ranking_start", args=[run_id])
+    except (OperationalError, OSError) as exc:
+        simulation_run_fail(run_id=run_id, error="the ranking queue was unreachable")
+        raise BrokerUnavailableError from exc
 
 
 def ranking_defaults_enqueue() -> list[str]:

@@ -1,6 +1,8 @@
-"""A staff price change while Redis (the broker) is really down: the write completes (201, the
-observation and its change log) instead of answering 500 after its commit. Nothing waits on
-the lost message: rankings read prices when they are read."""
+"""Writes while Redis (the broker) is really down complete whole or not at all. A staff price
+change completes (201, the observation and its change log) instead of answering 500 after
+its commit; nothing waits on the lost message, since rankings read prices when they are
+read. A new ranking queues nothing and answers 503 with Retry-After; asked again once the
+broker is back, it is queued and its start message is sent."""
 
 import time
 from decimal import Decimal
@@ -10,6 +12,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from catalog.models import Part, PriceChange, PriceObservation
+from simulator.models import UNFINISHED_STATUSES, RunStatus, SimulationRun
 from tests.catalog.factories import pricing_staff
 from tests.reliability.conftest import RedisServer
 
@@ -35,3 +38,33 @@ def test_a_price_posted_while_the_broker_is_down_is_stored_whole(own_redis: Redi
     change = PriceChange.objects.filter(part=part).latest("pk")
     assert change.new_amount_usd == Decimal("1234.00")
     assert took_s < SEND_GIVES_UP_WITHIN_S
+
+
+RANKING = {
+    "workload": {"model": "glm-4.7", "quant": "NF4d+NF2e", "seq_len": 2048},
+    "ranking": {"gpu_count_max": 1, "storage_tiers": ["gen4_x1"]},
+}
+
+
+@pytest.mark.services
+@pytest.mark.usefixtures("catalog_committed")
+def test_a_ranking_asked_for_while_the_broker_is_down_queues_nothing_and_says_when_to_retry(
+    own_redis: RedisServer,
+) -> None:
+    client = APIClient()
+    own_redis.kill()
+
+    refused = client.post("/api/simulate", RANKING, format="json")
+
+    assert refused.status_code == 503
+    assert int(refused["Retry-After"]) > 0
+    assert "nothing was queued" in refused.json()["detail"]
+    assert not SimulationRun.objects.filter(status__in=UNFINISHED_STATUSES).exists()
+
+    own_redis.start()
+    accepted = client.post("/api/simulate", RANKING, format="json")
+
+    assert accepted.status_code == 202
+    queued = SimulationRun.objects.get(pk=accepted.json()["id"])
+    assert queued.status == RunStatus.QUEUED
+    assert own_redis.client().llen("celery") == 1  # its start message is in the queue
