@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,8 @@ Bools = NDArray[np.bool_]
 # in slices of at most this many elements per array (32 MiB of float64), so a model of many
 # layers cannot exhaust a worker's memory.
 ELEMENTS_PER_ARRAY = 4_000_000
+# Stages kept (workload × GPU count): a ranking asks for 8, two workloads at a time is plenty.
+STAGES_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,7 +68,10 @@ class _Stage:
     per_sequence_gib: float
 
 
+@lru_cache(maxsize=STAGES_KEPT)
 def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
+    """What a workload's stage on `gpu_count` GPUs is, whatever the machine: kept, since a
+    ranking's chunks ask for the same few (its arrays are read-only)."""
     plans = stage_layers(workload, gpu_count, ALL_REFINEMENTS)
     count = len(plans)
     order = resident_order(plans)
@@ -78,7 +84,7 @@ def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
         held.append(held_gib(plans, resident))
         streamed_gib.append(sum(sizes))
         largest.append(max(sizes) if sizes else 0.0)
-    return _Stage(
+    stage = _Stage(
         plans=plans,
         streamed=streamed,
         position=np.cumsum(streamed, axis=1) - 1,
@@ -88,6 +94,10 @@ def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
         largest_streamed_gib=np.asarray(largest),
         per_sequence_gib=activation_gib_per_sequence(plans, workload.activation_checkpointing),
     )
+    for array in (stage.streamed, stage.position, stage.streamed_count, stage.held_gib,
+                  stage.streamed_gib, stage.largest_streamed_gib):  # fmt: skip
+        array.flags.writeable = False
+    return stage
 
 
 def _cached(stage: _Stage, pinned_gib: Floats, gpus: int) -> Bools:
