@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 
-from simulator.engine import QUANT_FORMATS, EngineInputError, json_path, model_slugs
+from simulator.engine import DEFAULT_MODE, QUANT_FORMATS, EngineInputError, json_path, model_slugs
 from simulator.ranking import DEFAULT_SORT
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
@@ -13,7 +13,7 @@ WORKLOAD_DEFAULTS: dict[str, Any] = {
     "quant": "NF4d+NF2e",
     "seq_len": 1024,
     "tokens": 50_000_000,
-    "mode": "reference",
+    "mode": DEFAULT_MODE,
 }
 MODE_CHOICES = (
     ("reference", "reference (seed 000's equations)"),

@@ -19,6 +19,10 @@ from catalog.selectors import (
     part_price_history,
 )
 from simulator.engine import (
+    DEFAULT_MODE,
+    MODE_REFERENCE,
+    MODE_REFINED,
+    REFINEMENT_EFFECTS,
     EngineInputError,
     layer_gib,
     load_model,
@@ -26,6 +30,7 @@ from simulator.engine import (
     parse_request,
     quant_format,
     reference_layer,
+    shipped_mode_comparison,
     simulate,
 )
 from simulator.models import SimulationRun
@@ -207,17 +212,55 @@ def part_price_points(*, part: Part) -> dict[str, Any]:
 
 # --- accuracy -----------------------------------------------------------------------------
 def accuracy_page() -> dict[str, Any]:
-    """The accuracy report shaped for the page: overall figures, categories and rows."""
+    """The accuracy report shaped for the page: overall figures (cross-validated first,
+    in-sample second), categories, runtimes and rows (`predicted` is cross-validated)."""
     view = accuracy_view_get()
     rows = [
         {"id": m.row_id, "category": m.category, "category_label": category_label(m.category),
          "hardware": m.hardware, "model": m.model, "quant": m.quant, "engine": m.engine,
-         "workload": m.workload, "measured": m.value, "predicted": m.predicted,
-         "signed_error": m.signed_error, "unit": m.unit, "modeled": m.modeled,
+         "workload": m.workload, "measured": m.value, "predicted": m.cv_predicted,
+         "signed_error": m.cv_signed_error, "in_sample_predicted": m.predicted,
+         "in_sample_signed_error": m.signed_error, "runtime": m.runtime,
+         "unit": m.unit, "modeled": m.modeled,
          "reason": m.reason, "source_url": m.source_url, "origin": m.origin}
         for m in view.rows
     ]  # fmt: skip
     categories = [
         {"stats": stats, "label": category_label(stats.category)} for stats in view.categories
     ]
-    return {"view": view, "report": view.report, "rows": rows, "categories": categories}
+    return {"view": view, "report": view.report, "in_sample": view.in_sample, "rows": rows,
+            "categories": categories, "runtimes": view.report.runtimes}  # fmt: skip
+
+
+# --- training modes -------------------------------------------------------------------------
+def training_modes_view(
+    *, result: dict[str, Any], comparison: dict[str, Any] | None, refused: str
+) -> dict[str, Any]:
+    """The headline's mode beside the other one, with why they differ and how each scores on
+    the corpus's fine-tuning rows, cross-validated (which one is the default and why)."""
+    scores = shipped_mode_comparison()
+    common = scores.common
+    cv = [
+        {"mode": mode, "median_abs_error": score.median_abs_error(common),
+         "expressed": len(score.errors), "refused": len(score.refused)}
+        for mode, score in scores.scores.items()
+    ]  # fmt: skip
+    other = None
+    if comparison is not None:
+        other = {
+            "mode": comparison["mode"],
+            "tokens_per_s": comparison["best"]["tokens_per_s"],
+            "hours_for_tokens": comparison.get("hours_for_tokens"),
+        }
+    return {
+        "mode": result["mode"],
+        "default": DEFAULT_MODE,
+        "better": scores.better,
+        "other": other,
+        "refused": refused,
+        "effects": sorted(REFINEMENT_EFFECTS.items()),
+        "cv": cv,
+        "common_rows": len(common),
+        "rows": len({*scores.scores[MODE_REFINED].errors, *scores.scores[MODE_REFERENCE].errors,
+                     *scores.scores[MODE_REFERENCE].refused}),
+    }  # fmt: skip

@@ -37,8 +37,9 @@ from frontend.selectors import (
     part_price_points,
     ranking_page,
     simulation_run_get,
+    training_modes_view,
 )
-from frontend.services import build_simulate, ranking_request
+from frontend.services import BuildRuns, build_simulate, ranking_request
 from simulator.engine import EngineInputError
 from simulator.guards import SimulateBusyError, SimulateThrottledError, simulate_guard
 from simulator.models import RunStatus, SimulationRun
@@ -170,7 +171,11 @@ def build_index(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/builds.html", {"builds": builds})
 
 
-def _report(result: dict[str, Any], refined: dict[str, Any]) -> dict[str, Any]:
+def _report(runs: BuildRuns) -> dict[str, Any]:
+    result = runs.run.result
+    assert result is not None
+    refined = runs.refined.result if runs.refined is not None else None
+    comparison = runs.comparison.result if runs.comparison is not None else None
     return {
         "result": result,
         "headline": charts.headline(result),
@@ -178,8 +183,11 @@ def _report(result: dict[str, Any], refined: dict[str, Any]) -> dict[str, Any]:
         "curve": charts.curve_chart(result),
         "curve_points": charts.curve_points(result),
         "steps": charts.step_chart(result),
-        "timeline": charts.timeline_chart(refined),
-        "refined_best": refined["best"],
+        "timeline": charts.timeline_chart(refined) if refined is not None else None,
+        "refined_best": refined["best"] if refined is not None else None,
+        "modes": training_modes_view(
+            result=result, comparison=comparison, refused=runs.comparison_refused
+        ),
         "explanation": charts.explanation(result),
         "error_band": result_error_band(result),
     }
@@ -195,9 +203,7 @@ def build_detail(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             with simulate_guard(request):
                 runs = build_simulate(target={"build_id": build.pk}, workload=form.workload())
-            assert runs.run.result is not None
-            assert runs.refined.result is not None
-            context |= _report(runs.run.result, runs.refined.result)
+            context |= _report(runs)
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
@@ -228,9 +234,7 @@ def candidate_detail(request: HttpRequest) -> HttpResponse:
             target = {"parts": _parts_param(request.GET.get("parts", ""))}
             with simulate_guard(request):
                 runs = build_simulate(target=target, workload=form.workload())
-            assert runs.run.result is not None
-            assert runs.refined.result is not None
-            context |= _report(runs.run.result, runs.refined.result)
+            context |= _report(runs)
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
@@ -255,7 +259,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             with simulate_guard(request):
                 runs = [
                     build_simulate(target={"build_id": build_get(slug=slug).pk},
-                                   workload=form.workload()).run
+                                   workload=form.workload(), with_comparison=False).run
                     for slug in form.cleaned_data["builds"]
                 ]  # fmt: skip
             context["comparison"] = charts.comparison([run.result or {} for run in runs])
@@ -280,9 +284,7 @@ def simulate(request: HttpRequest) -> HttpResponse:
             target = {"hardware": form.hardware()}
             with simulate_guard(request):
                 runs = build_simulate(target=target, workload=form.workload())
-            assert runs.run.result is not None
-            assert runs.refined.result is not None
-            context |= _report(runs.run.result, runs.refined.result)
+            context |= _report(runs)
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:

@@ -35,6 +35,41 @@ class CategoryStatsSerializer(serializers.Serializer[Any]):
     )
     worst_abs_error = serializers.FloatField(allow_null=True)
     worst_row_id = serializers.CharField(allow_null=True)
+    signed_error_low = serializers.FloatField(
+        allow_null=True, help_text="10th percentile of predicted / measured − 1"
+    )
+    signed_error_high = serializers.FloatField(
+        allow_null=True, help_text="90th percentile of predicted / measured − 1"
+    )
+
+
+class RuntimeStatsSerializer(CategoryStatsSerializer):
+    runtime = serializers.CharField(source="category")
+    category = None  # type: ignore[assignment]
+
+
+class TargetsSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    median_abs_error = serializers.FloatField()
+    category_median_abs_error = serializers.FloatField()
+    category_min_rows = serializers.IntegerField()
+    worst_ratio = serializers.FloatField()
+    modeled_share = serializers.FloatField()
+
+
+class ReportSerializer(serializers.Serializer[Any]):
+    """One report: overall figures, targets and misses, per category and per runtime."""
+
+    median_abs_error = serializers.FloatField(allow_null=True)
+    worst_ratio = serializers.FloatField(
+        allow_null=True, help_text="max(predicted/measured, measured/predicted) over modeled rows"
+    )
+    modeled_share = serializers.FloatField(allow_null=True, help_text="modeled rows / all rows")
+    targets = TargetsSerializer()
+    targets_met = serializers.BooleanField()
+    misses = serializers.ListField(child=serializers.CharField())
+    categories = CategoryStatsSerializer(many=True)
+    runtimes = RuntimeStatsSerializer(many=True)
 
 
 class AccuracyRowSerializer(serializers.Serializer[Measurement]):
@@ -52,6 +87,13 @@ class AccuracyRowSerializer(serializers.Serializer[Measurement]):
     signed_error = serializers.FloatField(
         allow_null=True, help_text="predicted / measured − 1; null when not modeled"
     )
+    cv_predicted = serializers.FloatField(
+        allow_null=True, help_text="predicted with constants fitted without the row's source"
+    )
+    cv_signed_error = serializers.FloatField(
+        allow_null=True, help_text="cv_predicted / measured − 1; null when not modeled"
+    )
+    runtime = serializers.CharField()
     unit = serializers.CharField()
     modeled = serializers.BooleanField()
     reason = serializers.CharField(help_text="how the row was predicted, or why it was not")
@@ -61,15 +103,22 @@ class AccuracyRowSerializer(serializers.Serializer[Measurement]):
 class AccuracyOutputSerializer(serializers.Serializer[Any]):
     corpus_title = serializers.CharField(source="title")
     corpus_assembled = serializers.CharField(source="assembled", help_text="ISO date")
+    # The headline: cross-validated (each row predicted without its source's rows in the fit).
     median_abs_error = serializers.FloatField(source="report.median_abs_error", allow_null=True)
     worst_ratio = serializers.FloatField(
         source="report.worst_ratio",
         allow_null=True,
         help_text="max(predicted/measured, measured/predicted) over modeled rows",
     )
+    modeled_share = serializers.FloatField(source="report.modeled_share", allow_null=True)
+    targets = TargetsSerializer(source="report.targets")
     targets_met = serializers.BooleanField(source="report.targets_met")
     misses = serializers.ListField(child=serializers.CharField(), source="report.misses")
     categories = CategoryStatsSerializer(many=True)
+    runtimes = RuntimeStatsSerializer(many=True, source="report.runtimes")
+    in_sample = ReportSerializer(
+        help_text="the same rows predicted with the constants fitted on all of them"
+    )
     rows = AccuracyRowSerializer(many=True)
 
 

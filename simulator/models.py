@@ -186,6 +186,17 @@ class Measurement(models.Model):
         null=True, blank=True, help_text="predicted / measured − 1 (engine's definition)"
     )
     reason = models.TextField(blank=True, help_text="why the row is (not) modeled")
+    # The same row predicted with constants fitted without any row of its source (the
+    # engine's leave-one-source-out cross-validation): the headline accuracy figures.
+    cv_predicted = models.FloatField(
+        null=True, blank=True, help_text="prediction with constants its source never entered"
+    )
+    cv_signed_error = models.FloatField(
+        null=True, blank=True, help_text="cv_predicted / measured − 1"
+    )
+    runtime = models.CharField(
+        max_length=32, blank=True, help_text="runtime family whose constants predict the row"
+    )
     prediction_version = models.CharField(
         max_length=64, blank=True, help_text="engine version and efficiency fingerprint"
     )
@@ -209,6 +220,10 @@ class Measurement(models.Model):
     @property
     def abs_error(self) -> float | None:
         return None if self.signed_error is None else abs(self.signed_error)
+
+    @property
+    def cv_abs_error(self) -> float | None:
+        return None if self.cv_signed_error is None else abs(self.cv_signed_error)
 
     def as_corpus_row(self) -> dict[str, Any]:
         """The row in the corpus file's shape (what the engine reads)."""

@@ -129,6 +129,12 @@ INFER_WORKLOAD = {
         "placement": {"type": "string", "enum": [*PLACEMENTS, AUTO]},
         "context": _count(MAX_CONTEXT),
         "prompt_tokens": _count(MAX_CONTEXT),
+        "prefill_depth_tokens": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_CONTEXT,
+            "description": "tokens already in the KV cache when the prompt is processed",
+        },
         "batch": _count(MAX_BATCH),
         "ubatch": _count(MAX_CONTEXT),
         "kv_cache_type": {"type": "string", "enum": list(KV_CACHE_BYTES_PER_ELEMENT)},
@@ -138,7 +144,7 @@ INFER_WORKLOAD = {
 INFER_GPU = {
     **GPU,
     "required": [*GPU["required"], "mem_gbps"],
-    "properties": {**GPU["properties"], "mem_gbps": _POSITIVE},
+    "properties": {**GPU["properties"], "mem_gbps": _POSITIVE, "fp16_tflops": _POSITIVE},
 }
 CPU = {
     "type": "object",

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from simulator.engine import (
     AUTO,
+    DEFAULT_MODE,
     MAX_CONTEXT,
     MAX_SEQ_LEN,
     MAX_TOKENS,
@@ -96,7 +97,7 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
     )
     seq_len = serializers.IntegerField(default=1024, min_value=1, max_value=MAX_SEQ_LEN)
     tokens = serializers.IntegerField(default=50_000_000, min_value=1, max_value=MAX_TOKENS)
-    mode = serializers.ChoiceField(choices=TRAIN_MODES, default=TRAIN_MODES[0])
+    mode = serializers.ChoiceField(choices=TRAIN_MODES, default=DEFAULT_MODE)
     placement = serializers.ChoiceField(choices=(AUTO, *PLACEMENTS), default=AUTO)
     budget = FiniteFloatField(required=False, min_value=1.0, max_value=1e9)
     sort = serializers.ChoiceField(

@@ -33,6 +33,12 @@ def band(value: Any) -> str:
     typical = value.get("typical_abs_error")
     if typical is None:
         return f"no measured accuracy yet for this class ({label})"
+    low, high = value.get("signed_error_low"), value.get("signed_error_high")
+    if low is not None and high is not None:
+        # predicted/measured − 1 in [low, high]: the measurement is between these of the figure
+        below, above = 1 / (1 + float(high)) - 1, 1 / (1 + float(low)) - 1
+        return (f"8 in 10 measured figures of this class ({label}) lie between "
+                f"{below * 100:+.0f} % and {above * 100:+.0f} % of the prediction")  # fmt: skip
     return f"typically within ±{float(typical) * 100:.0f} % for this class ({label})"
 
 
@@ -42,3 +48,12 @@ def band_short(value: Any) -> str:
     if not isinstance(value, Mapping) or value.get("typical_abs_error") is None:
         return ""
     return f"±{float(value['typical_abs_error']) * 100:.0f} %"
+
+
+@register.filter
+def likely(value: Any, digits: int = 0) -> str:
+    """A figure's likely range in words: [251.2, 320.9] → "likely 251–321" ("" without one)."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return ""
+    low, high = (float(v) for v in value)
+    return f"likely {low:,.{digits}f}–{high:,.{digits}f}"

@@ -16,16 +16,36 @@ commands import from here and nowhere deeper. Layout:
 - `simulate.py`: one request → its result, whatever the workload.
 """
 
-from simulator.engine.calibration.corpus import read_corpus_file, row_from_json, rows_from_corpus
-from simulator.engine.calibration.efficiency import efficiency_to_json, load_efficiency
+from simulator.engine.calibration.corpus import (
+    read_corpus_file,
+    row_from_json,
+    rows_from_corpus,
+    shipped_corpus_document,
+)
+from simulator.engine.calibration.crossval import (
+    CrossValidation,
+    cross_validated_predictions,
+    crossval_to_json,
+    load_crossval,
+)
+from simulator.engine.calibration.efficiency import (
+    DEFAULT_RUNTIME,
+    efficiency_to_json,
+    load_efficiency,
+)
 from simulator.engine.calibration.fit import fit_shipped
-from simulator.engine.calibration.predict import Prediction, predict_row
+from simulator.engine.calibration.modes import ModeComparison, shipped_mode_comparison
+from simulator.engine.calibration.predict import Prediction, predict_all, predict_row
 from simulator.engine.calibration.report import (
+    CROSS_VALIDATED_TARGETS,
+    IN_SAMPLE_TARGETS,
     MIN_ROWS_FOR_CATEGORY_BAND,
     AccuracyReport,
     CategoryStats,
+    Targets,
     accuracy_report,
     band_category,
+    band_range,
     error_band,
 )
 from simulator.engine.checks.validate import run_checks
@@ -50,6 +70,7 @@ from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TO
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.batch import best_placements
+from simulator.engine.serve.hardware import GPU, UNIFIED
 from simulator.engine.serve.inference import CapacityError, InferenceResult
 from simulator.engine.serve.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
 from simulator.engine.serve.placement import PLACEMENTS
@@ -64,9 +85,16 @@ from simulator.engine.train.reference import (
     reference_costs,
     reference_curve,
 )
+from simulator.engine.train.refined import REFINEMENT_EFFECTS
 from simulator.engine.train.result import TrainResult
 from simulator.engine.train.sweep import HardwareBatch, sweep
-from simulator.engine.train.workload import TRAIN, TrainWorkload
+from simulator.engine.train.workload import (
+    DEFAULT_MODE,
+    MODE_REFERENCE,
+    MODE_REFINED,
+    TRAIN,
+    TrainWorkload,
+)
 from simulator.engine.units import GIB, pcie_gbps
 from simulator.engine.version import ENGINE_PACKAGE, ENGINE_VERSION
 from simulator.engine.workload import (
@@ -78,23 +106,111 @@ from simulator.engine.workload import (
 )
 
 __all__ = [
-    "AUTO", "ENGINE_PACKAGE", "ENGINE_VERSION", "GIB", "INFER", "KINDS",
-    "KV_CACHE_BYTES_PER_ELEMENT", "MAX_BATCH", "MAX_CONTEXT", "MAX_CORES", "MAX_GPU_COUNT",
-    "MAX_LAYER", "MAX_LORA_RANK", "MAX_SEQ_LEN", "MAX_TOKENS", "MIN_ROWS_FOR_CATEGORY_BAND",
+    "AUTO",
+    "CROSS_VALIDATED_TARGETS",
+    "DEFAULT_MODE",
+    "DEFAULT_RUNTIME",
+    "ENGINE_PACKAGE",
+    "ENGINE_VERSION",
+    "GIB",
+    "GPU",
+    "INFER",
+    "IN_SAMPLE_TARGETS",
+    "KINDS",
+    "KV_CACHE_BYTES_PER_ELEMENT",
+    "MAX_BATCH",
+    "MAX_CONTEXT",
+    "MAX_CORES",
+    "MAX_GPU_COUNT",
+    "MAX_LAYER",
+    "MAX_LORA_RANK",
+    "MAX_SEQ_LEN",
+    "MAX_TOKENS",
+    "MIN_ROWS_FOR_CATEGORY_BAND",
     "MIX_SEPARATOR",
-    "PARTS", "PLACEMENTS", "QUANT_FORMATS", "TIE_TOLERANCE", "TRAIN", "TRAIN_MODES", "WEIGHT_TYPES",
-    "AccuracyReport", "CapacityError", "CategoryStats", "Cpu", "CpuSpec", "Device",
-    "EngineInputError", "Gpu", "GpuSpec", "Hardware", "HardwareBatch", "InferWorkload",
-    "InferenceRequest", "InferenceResult", "PlacementSearch", "Prediction", "SimulationRequest",
+    "MODE_REFERENCE",
+    "MODE_REFINED",
+    "PARTS",
+    "PLACEMENTS",
+    "QUANT_FORMATS",
+    "REFINEMENT_EFFECTS",
+    "TIE_TOLERANCE",
+    "TRAIN",
+    "TRAIN_MODES",
+    "UNIFIED",
+    "WEIGHT_TYPES",
+    "AccuracyReport",
+    "CapacityError",
+    "CategoryStats",
+    "Cpu",
+    "CpuSpec",
+    "CrossValidation",
+    "Device",
+    "EngineInputError",
+    "Gpu",
+    "GpuSpec",
+    "Hardware",
+    "HardwareBatch",
+    "InferWorkload",
+    "InferenceRequest",
+    "InferenceResult",
+    "ModeComparison",
+    "PlacementSearch",
+    "Prediction",
+    "SimulationRequest",
     "SplitResult",
-    "System", "TrainRequest", "TrainResult", "TrainWorkload", "UnifiedSpec", "Workload",
-    "accuracy_report", "band_category", "best_placements", "best_splits", "default_pinned_gib",
+    "System",
+    "Targets",
+    "TrainRequest",
+    "TrainResult",
+    "TrainWorkload",
+    "UnifiedSpec",
+    "Workload",
+    "accuracy_report",
+    "band_category",
+    "band_range",
+    "best_placements",
+    "best_splits",
+    "cross_validated_predictions",
+    "crossval_to_json",
+    "default_pinned_gib",
     "devices",
-    "efficiency_to_json", "error_band", "find_device", "fit_shipped", "format_report",
-    "json_path", "layer_gib", "load_efficiency", "load_model", "model_slugs",
-    "normalize_workload", "optimal_split", "parse_hardware", "parse_request", "parse_workload",
-    "pcie_gbps", "placement_search", "predict_row", "quant_format", "read_corpus_file",
-    "reference_costs", "reference_curve", "reference_layer", "request_to_json",
-    "require_device", "require_known_fields", "result_to_json", "row_from_json",
-    "rows_from_corpus", "run_checks", "simulate", "sweep", "workload_model", "workload_to_json",
+    "efficiency_to_json",
+    "error_band",
+    "find_device",
+    "fit_shipped",
+    "format_report",
+    "json_path",
+    "layer_gib",
+    "load_crossval",
+    "load_efficiency",
+    "load_model",
+    "model_slugs",
+    "normalize_workload",
+    "optimal_split",
+    "parse_hardware",
+    "parse_request",
+    "parse_workload",
+    "pcie_gbps",
+    "placement_search",
+    "predict_all",
+    "predict_row",
+    "quant_format",
+    "read_corpus_file",
+    "reference_costs",
+    "reference_curve",
+    "reference_layer",
+    "request_to_json",
+    "require_device",
+    "require_known_fields",
+    "result_to_json",
+    "row_from_json",
+    "rows_from_corpus",
+    "run_checks",
+    "shipped_corpus_document",
+    "shipped_mode_comparison",
+    "simulate",
+    "sweep",
+    "workload_model",
+    "workload_to_json",
 ]  # fmt: skip

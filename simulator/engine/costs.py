@@ -26,7 +26,10 @@ Inputs = TypeVar("Inputs")
 class Cost:
     weight_bytes: float = 0.0  # weights read from the place's memory
     kv_bytes: float = 0.0  # KV cache read
-    flops: float = 0.0
+    flops: float = 0.0  # matrix products with the weights (GEMMs, GEMVs)
+    # QKᵀ and score·V against the KV cache: attention kernels, which reach their own fraction
+    # of peak (the device class's attention_efficiency), not the GEMMs' one.
+    attention_flops: float = 0.0
     layer_visits: float = 0.0  # per-layer fixed costs, × the device class's layer_overhead_s
     link_bytes: float = 0.0  # bytes over the CPU–GPU link
 
@@ -34,11 +37,16 @@ class Cost:
     def memory_bytes(self) -> float:
         return self.weight_bytes + self.kv_bytes
 
+    @property
+    def all_flops(self) -> float:
+        return self.flops + self.attention_flops
+
     def __add__(self, other: Cost) -> Cost:
         return Cost(
             weight_bytes=self.weight_bytes + other.weight_bytes,
             kv_bytes=self.kv_bytes + other.kv_bytes,
             flops=self.flops + other.flops,
+            attention_flops=self.attention_flops + other.attention_flops,
             layer_visits=self.layer_visits + other.layer_visits,
             link_bytes=self.link_bytes + other.link_bytes,
         )
@@ -48,6 +56,7 @@ class Cost:
             weight_bytes=self.weight_bytes * factor,
             kv_bytes=self.kv_bytes * factor,
             flops=self.flops * factor,
+            attention_flops=self.attention_flops * factor,
             layer_visits=self.layer_visits * factor,
             link_bytes=self.link_bytes * factor,
         )

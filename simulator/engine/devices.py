@@ -39,6 +39,9 @@ class Gpu:
     length_mm: int | None
     source: str
     notes: str = ""
+    # Dense FP16 tensor throughput with FP16 accumulate (10^12 FLOP/s): twice bf16_tflops on
+    # GeForce cards, equal on pro and datacenter cards; None where no datasheet prints it.
+    fp16_tflops: float | None = None
 
     @property
     def pcie_gbps(self) -> float:

@@ -36,10 +36,19 @@ GPU_RESERVE_GIB: dict[str, float] = {
 }
 
 
+# Tensor-core kernel paths: what a runtime's GEMMs and attention run on (efficiency.py's
+# TENSOR_PATH says which runtime uses which).
+FP16_ACC16 = "fp16-acc16"
+BF16_ACC32 = "bf16-acc32"
+TENSOR_PATHS = (FP16_ACC16, BF16_ACC32)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GpuSpec:
-    """One GPU model. `bf16_tflops`: dense BF16 tensor throughput; `mem_gbps`: memory
-    bandwidth (serving needs it, training does not)."""
+    """One GPU model. `bf16_tflops`: dense BF16 tensor throughput with FP32 accumulate (what
+    PyTorch's GEMMs run at); `fp16_tflops`: dense FP16 tensor throughput with FP16
+    accumulate (llama.cpp's kernels), None when not known; `mem_gbps`: memory bandwidth
+    (serving needs it, training does not)."""
 
     name: str
     vram_gib: float
@@ -47,6 +56,15 @@ class GpuSpec:
     pcie_gbps: float
     fp4: bool = False
     mem_gbps: float | None = None
+    fp16_tflops: float | None = None
+
+    def tensor_tflops(self, path: str) -> float:
+        """The dense tensor peak of a kernel path (FP16_ACC16 or BF16_ACC32); FP16 with FP16
+        accumulate falls back to the FP32-accumulate figure where the datasheet gives none
+        (equal on pro cards, half the real rate on GeForce: the documented prior)."""
+        if path == FP16_ACC16 and self.fp16_tflops is not None:
+            return self.fp16_tflops
+        return self.bf16_tflops
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +105,8 @@ class Hardware:
     pinned_gib: float = 26.0
     nvme_gbps: float = NVME_GEN4_X1_GBPS
     link_gbps: float = 0.0
+    # GPU-to-GPU bandwidth per direction (NVLink), GB/s; None: the GPUs talk over PCIe.
+    interconnect_gbps: float | None = None
 
     def require_gpu(self) -> GpuSpec:
         """The GPU model; training streams layers to one, so it needs it."""
@@ -108,6 +128,7 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         pcie_gbps=device.pcie_gbps,
         fp4=device.fp4_tensor_cores,
         mem_gbps=float(device.mem_bandwidth_gbps),
+        fp16_tflops=None if device.fp16_tflops is None else float(device.fp16_tflops),
     )
 
 

@@ -11,6 +11,7 @@ from simulator.engine.formats.training import require_supported
 from simulator.engine.model.layers import moe_layer, reference_layer
 from simulator.engine.serve.inference import InferenceResult, simulate_inference
 from simulator.engine.serve.workload import InferWorkload
+from simulator.engine.train.data_parallel import data_parallel_split
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
 from simulator.engine.train.reference import (
@@ -28,7 +29,7 @@ from simulator.engine.train.refined import (
     refined_timeline,
 )
 from simulator.engine.train.result import TrainResult
-from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, PIPELINE, TrainWorkload
 from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
 
@@ -68,9 +69,35 @@ def simulate_reference(request: TrainRequest) -> TrainResult:
     )
 
 
+def simulate_data_parallel(request: TrainRequest) -> TrainResult:
+    """Refined mode's data-parallel run (DDP, FSDP) or full fine-tuning: one split, every
+    layer on every GPU."""
+    w, hw = request.workload, request.hardware
+    if w.parallelism == PIPELINE:
+        raise EngineInputError(
+            field="workload.parallelism",
+            message="full fine-tuning runs data parallel: use 'ddp' or 'fsdp'",
+        )
+    best = data_parallel_split(w, hw, ALL_REFINEMENTS)
+    if best is None:
+        raise cannot_fit(request, reference_costs(w))
+    layer = moe_layer(w.model) if w.model.is_moe else reference_layer(w.model)
+    return TrainResult(
+        request=request,
+        facts=model_facts(layer, w, hw),
+        best=best,
+        greedy=best,
+        curve=(best,),
+        tie_rule=TIE_RULE,
+        refinements=ALL_REFINEMENTS.names(),
+    )
+
+
 def simulate_refined(request: TrainRequest) -> TrainResult:
     """Every refinement of `refined.Refinements` on; the best split's timeline as data."""
     w, hw = request.workload, request.hardware
+    if w.parallelism != PIPELINE or w.full_finetune:
+        return simulate_data_parallel(request)
     curve = refined_curve(w, hw, ALL_REFINEMENTS)
     best = optimal_split(curve)
     if best is None:
@@ -100,6 +127,10 @@ def simulate_training(request: TrainRequest) -> TrainResult:
     require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
     if w.mode not in TRAINING_MODES:
         raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
+    if w.mode == MODE_REFERENCE and (w.parallelism != PIPELINE or w.full_finetune):
+        field = "workload.parallelism" if w.parallelism != PIPELINE else "workload.full_finetune"
+        message = "seed 000's reference mode is a QLoRA pipeline: use mode 'refined'"
+        raise EngineInputError(field=field, message=message)
     return TRAINING_MODES[w.mode](request)
 
 

@@ -1,5 +1,10 @@
-"""The accuracy report (issue 9) over the accepted measurements, and the error band each
-figure of the planner carries: the median |error| of the corpus rows of its category.
+"""The accuracy report over the accepted measurements, and the error band each figure of the
+planner carries: the errors of the corpus rows of its category.
+
+The headline report is cross-validated: each row predicted with constants fitted without any
+row of its source (the engine's leave-one-source-out fits), scored against issue 15's
+targets; the in-sample report (constants fitted on the rows scored) comes second. Error
+bands come from the cross-validated report.
 
 The report is built by the engine (`accuracy_report`) from the stored predictions and cached
 under a key that changes whenever any measurement row changes (count, last update) or the
@@ -15,12 +20,18 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet
 
 from simulator.engine import (
+    CROSS_VALIDATED_TARGETS,
+    DEFAULT_RUNTIME,
+    GPU,
+    IN_SAMPLE_TARGETS,
     MIN_ROWS_FOR_CATEGORY_BAND,
+    UNIFIED,
     AccuracyReport,
     CategoryStats,
     Prediction,
     accuracy_report,
     band_category,
+    band_range,
     error_band,
     load_model,
     model_slugs,
@@ -59,7 +70,8 @@ class AccuracyView:
 
     title: str
     assembled: str
-    report: AccuracyReport
+    report: AccuracyReport  # cross-validated: the headline
+    in_sample: AccuracyReport
     rows: list[Measurement]
 
     @property
@@ -75,16 +87,36 @@ def measurement_accepted_list() -> QuerySet[Measurement]:
     return Measurement.objects.filter(status=MeasurementStatus.ACCEPTED).order_by("row_id")
 
 
-def _prediction(measurement: Measurement) -> Prediction:
+def _prediction(measurement: Measurement, *, held_out: bool) -> Prediction:
+    """The stored prediction: with the constants fitted without the row's source
+    (`held_out`), or with the shipped ones."""
     return Prediction(
         row_id=measurement.row_id,
         category=measurement.category,
         modeled=measurement.modeled,
         measured=measurement.value,
         unit=measurement.unit,
-        predicted=measurement.predicted,
-        signed_error=measurement.signed_error,
+        predicted=measurement.cv_predicted if held_out else measurement.predicted,
+        signed_error=measurement.cv_signed_error if held_out else measurement.signed_error,
         reason=measurement.reason,
+        runtime=measurement.runtime,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccuracyReports:
+    cross_validated: AccuracyReport
+    in_sample: AccuracyReport
+
+
+def _reports(measurements: list[Measurement]) -> AccuracyReports:
+    return AccuracyReports(
+        cross_validated=accuracy_report(
+            [_prediction(m, held_out=True) for m in measurements], CROSS_VALIDATED_TARGETS
+        ),
+        in_sample=accuracy_report(
+            [_prediction(m, held_out=False) for m in measurements], IN_SAMPLE_TARGETS
+        ),
     )
 
 
@@ -106,7 +138,7 @@ def _report_state(version: str) -> tuple[str, int]:
 # The report this process read last, under its key. A report never changes under its key, so
 # every figure's error band costs the key's query alone, not a cache read and the unpickling
 # of every row (2.4 -> 1.0 ms a band; docs/benchmarks.md, Load, "Third round").
-_last_report: tuple[str, AccuracyReport] | None = None
+_last_report: tuple[str, AccuracyReports] | None = None
 
 
 def accuracy_report_forget() -> None:
@@ -116,7 +148,12 @@ def accuracy_report_forget() -> None:
 
 
 def accuracy_report_get() -> AccuracyReport:
-    """The engine's report over the accepted rows, predicting stale rows first."""
+    """The cross-validated report over the accepted rows (the headline; error bands)."""
+    return accuracy_reports_get().cross_validated
+
+
+def accuracy_reports_get() -> AccuracyReports:
+    """The engine's reports over the accepted rows, predicting stale rows first."""
     global _last_report
     version = prediction_version()
     key, stale = _report_state(version)
@@ -126,21 +163,22 @@ def accuracy_report_get() -> AccuracyReport:
     last = _last_report  # one read: another thread may replace it meanwhile
     if last is not None and last[0] == key:
         return last[1]
-    report: AccuracyReport | None = cache.get(key)
-    if report is None:
-        report = accuracy_report(tuple(_prediction(m) for m in measurement_accepted_list()))
-        cache.set(key, report, CACHE_TIMEOUT_S)
-    _last_report = (key, report)
-    return report
+    reports: AccuracyReports | None = cache.get(key)
+    if reports is None:
+        reports = _reports(list(measurement_accepted_list()))
+        cache.set(key, reports, CACHE_TIMEOUT_S)
+    _last_report = (key, reports)
+    return reports
 
 
 def accuracy_view_get() -> AccuracyView:
-    report = accuracy_report_get()
+    reports = accuracy_reports_get()
     corpus = corpus_data()
     return AccuracyView(
         title=str(corpus.get("title", "")),
         assembled=str(corpus.get("assembled", "")),
-        report=report,
+        report=reports.cross_validated,
+        in_sample=reports.in_sample,
         rows=list(measurement_accepted_list()),
     )
 
@@ -152,6 +190,21 @@ def _is_moe(model_slug: str | None) -> bool:
     return bool(load_model(model_slug).is_moe)
 
 
+# The figures a band turns into ranges: speeds scale with the band's speed factors; times
+# and costs per unit of speed inversely.
+SPEED_FIELDS = ("tokens_per_s", "decode_tokens_per_s", "prefill_tokens_per_s")
+INVERSE_FIELDS = ("usd_per_tokens_per_s", "usd_per_decode_tokens_per_s", "hours_for_tokens")
+
+
+def _figure_runtime(kind: str, placement: str | None, runtime: str | None) -> str | None:
+    """The runtime whose constants predict the figure (training: its category alone)."""
+    if kind == "train":
+        return None
+    if runtime:
+        return runtime
+    return DEFAULT_RUNTIME.get(UNIFIED if placement == UNIFIED else GPU)
+
+
 def error_band_for(
     *,
     kind: str,
@@ -159,17 +212,45 @@ def error_band_for(
     gpu_count: int,
     model: str | None,
     report: AccuracyReport | None = None,
+    runtime: str | None = None,
 ) -> dict[str, Any]:
     """The error band of a figure: its category, the typical |error| there (a fraction: the
-    engine's `error_band`, None when nothing is modeled) and what that is based on."""
+    engine's `error_band`, None when nothing is modeled), what that is based on, and the
+    range the measured value likely lies in (cross-validated 10th–90th percentile of the
+    signed errors, `speed_factor_low`/`_high` multiplying a predicted speed)."""
     report = accuracy_report_get() if report is None else report
     category = band_category(kind, placement, gpu_count, _is_moe(model))
+    span = band_range(category, report, _figure_runtime(kind, placement, runtime))
+    factors = (None, None) if span is None else span.speed_factors
     return {
         "category": category,
         "category_label": category_label(category),
         "typical_abs_error": error_band(category, report),
         "basis": _band_basis(category, report),
+        "signed_error_low": None if span is None else span.signed_error_low,
+        "signed_error_high": None if span is None else span.signed_error_high,
+        "speed_factor_low": factors[0],
+        "speed_factor_high": factors[1],
+        "range_basis": None if span is None else span.basis,
     }
+
+
+def figure_ranges(figures: Mapping[str, Any], band: Mapping[str, Any]) -> dict[str, Any]:
+    """`<field>_range: [low, high]` for each speed, time and cost figure present: where the
+    measured value likely lies given the band (none when the band has no range)."""
+    low, high = band.get("speed_factor_low"), band.get("speed_factor_high")
+    if low is None or high is None:
+        return {}
+    ranges: dict[str, Any] = {}
+    for name in SPEED_FIELDS:
+        value = figures.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            ranges[f"{name}_range"] = [value * low, value * high]
+    for name in INVERSE_FIELDS:
+        value = figures.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            ranges[f"{name}_range"] = [value / high, value / low]
+    return ranges
 
 
 def _band_basis(category: str, report: AccuracyReport) -> str:
@@ -204,8 +285,9 @@ def ranking_rows_banded(
                 gpu_count=int(row.get("gpu_count") or 0),
                 model=workload.get("model"),
                 report=report,
+                runtime=workload.get("runtime"),
             )
-        banded.append({**row, "error_band": bands[key]})
+        banded.append({**row, "error_band": bands[key], **figure_ranges(row, bands[key])})
     return banded
 
 
@@ -220,12 +302,16 @@ def result_error_band(result: Mapping[str, Any]) -> dict[str, Any]:
     hardware = result.get("hardware") or {}
     kind = str(result.get("kind") or workload.get("kind") or "train")
     placement = result.get("placement") or workload.get("placement") if kind != "train" else None
-    return error_band_for(
+    band = error_band_for(
         kind=kind,
         placement=None if placement is None else str(placement),
         gpu_count=int(hardware.get("gpu_count") or (1 if hardware.get("gpu") else 0)),
         model=workload.get("model"),
+        runtime=workload.get("runtime"),
     )
+    best = result.get("best") if isinstance(result.get("best"), Mapping) else {}
+    figures = {**result, **(best or {})}
+    return {**band, **figure_ranges(figures, band)}
 
 
 def simulation_result_banded(result: Mapping[str, Any] | None) -> dict[str, Any] | None:

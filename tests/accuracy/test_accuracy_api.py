@@ -12,8 +12,8 @@ from simulator.models import Measurement
 pytestmark = pytest.mark.django_db
 URL = "/api/accuracy"
 ROW_KEYS = {"id", "category", "origin", "engine", "hardware", "model", "quant", "workload",
-            "metric", "measured", "predicted", "signed_error", "unit", "modeled", "reason",
-            "source_url"}  # fmt: skip
+            "metric", "measured", "predicted", "signed_error", "cv_predicted", "cv_signed_error",
+            "runtime", "unit", "modeled", "reason", "source_url"}  # fmt: skip
 
 
 def test_anyone_may_read_it(corpus: int) -> None:
@@ -27,6 +27,21 @@ def test_the_overall_figures_are_the_engines(corpus: int, engine_report: Accurac
     assert body["worst_ratio"] == pytest.approx(engine_report.worst_ratio)
     assert body["targets_met"] is engine_report.targets_met
     assert body["misses"] == list(engine_report.misses)
+    assert body["modeled_share"] == pytest.approx(engine_report.modeled_share)
+    assert body["targets"]["name"] == "cross-validated (issue 15)"
+
+
+def test_the_in_sample_figures_come_second(
+    corpus: int, in_sample_report: AccuracyReport, engine_report: AccuracyReport
+) -> None:
+    body = APIClient().get(URL).json()["in_sample"]
+    assert body["median_abs_error"] == pytest.approx(in_sample_report.median_abs_error)
+    assert body["targets_met"] is in_sample_report.targets_met
+    # fitted on the rows it scores, the in-sample error is the smaller one
+    in_sample, held_out = in_sample_report.median_abs_error, engine_report.median_abs_error
+    assert in_sample is not None
+    assert held_out is not None
+    assert in_sample < held_out
 
 
 def test_the_categories_are_the_engines(corpus: int, engine_report: AccuracyReport) -> None:
@@ -34,26 +49,40 @@ def test_the_categories_are_the_engines(corpus: int, engine_report: AccuracyRepo
     expected = [
         {"category": c.category, "modeled": c.modeled, "not_modeled": c.not_modeled,
          "median_abs_error": c.median_abs_error, "worst_abs_error": c.worst_abs_error,
-         "worst_row_id": c.worst_row_id}
+         "worst_row_id": c.worst_row_id, "signed_error_low": c.signed_error_low,
+         "signed_error_high": c.signed_error_high}
         for c in engine_report.categories
     ]  # fmt: skip
-    assert body["categories"] == pytest.approx(expected)
+    assert body["categories"] == expected
+
+
+def test_the_runtimes_are_the_engines(corpus: int, engine_report: AccuracyReport) -> None:
+    body = APIClient().get(URL).json()
+    assert [r["runtime"] for r in body["runtimes"]] == [r.category for r in engine_report.runtimes]
+    assert {"llama.cpp", "torchtune", "ktransformers"} <= {r["runtime"] for r in body["runtimes"]}
+    assert [r["median_abs_error"] for r in body["runtimes"]] == [
+        r.median_abs_error for r in engine_report.runtimes
+    ]
 
 
 def test_every_row_has_its_prediction_and_source(
-    corpus: int, engine_report: AccuracyReport
+    corpus: int, engine_report: AccuracyReport, in_sample_report: AccuracyReport
 ) -> None:
     rows = APIClient().get(URL).json()["rows"]
     assert len(rows) == corpus
     assert all(set(row) == ROW_KEYS for row in rows)
     by_id = {row["id"]: row for row in rows}
+    in_sample = {p.row_id: p for p in in_sample_report.predictions}
     for prediction in engine_report.predictions:
         row = by_id[prediction.row_id]
-        assert (row["measured"], row["predicted"], row["signed_error"]) == (
+        assert (row["measured"], row["cv_predicted"], row["cv_signed_error"]) == (
             prediction.measured,
             prediction.predicted,
             prediction.signed_error,
         )
+        fitted = in_sample[prediction.row_id]
+        assert (row["predicted"], row["signed_error"]) == (fitted.predicted, fitted.signed_error)
+        assert row["runtime"] == prediction.runtime
         assert (row["modeled"], row["reason"]) == (prediction.modeled, prediction.reason)
         assert row["source_url"] == Measurement.objects.get(row_id=row["id"]).source_url
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from simulator.engine.calibration import AccuracyReport
+from simulator.engine.calibration import AccuracyReport, load_efficiency, predict_row
+from simulator.engine.calibration.corpus import CORPUS_PATH, read_corpus_file, row_from_json
 from simulator.models import Measurement
 from simulator.services.measurements import EFFICIENCY_PATH, measurements_predict
 from tests.accuracy.factories import MeasurementFactory
@@ -36,7 +37,11 @@ def test_it_loads_the_corpus_and_prints_every_row_and_category(
         assert prediction.row_id in out
     for stats in engine_report.categories:
         assert stats.category in out
-    assert "Overall median |error|" in out
+    assert "Cross-validated (each source left out of the fit): median |error|" in out
+    assert "In-sample (constants fitted on these rows): median |error|" in out
+    assert out.index("Cross-validated (each") < out.index("In-sample (constants")
+    for stats in engine_report.runtimes:
+        assert stats.category in out
 
 
 def test_its_exit_status_follows_the_targets(db: None, engine_report: AccuracyReport) -> None:
@@ -72,3 +77,66 @@ def test_the_fit_is_reproducible_and_matches_the_shipped_table(db: None, tmp_pat
     run("--fit", "--fit-output", str(second))
     assert first.read_text() == second.read_text()
     assert first.read_text() == EFFICIENCY_PATH.read_text()
+
+
+# --- --corpus FILE: a user's own measurements, scored with the shipped constants ------------
+def _own_rows(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"title": "my bench", "assembled": "2026-11-24", "rows": rows}))
+    return path
+
+
+def _shipped_row(row_id: str) -> dict[str, object]:
+    return next(dict(r) for r in read_corpus_file()["rows"] if r["id"] == row_id)
+
+
+def test_a_file_of_ones_own_rows_is_scored_with_the_shipped_constants(tmp_path: Path) -> None:
+    mine = {**_shipped_row("H007"), "id": "M1", "value": 120.0,
+            "source": {"url": "https://example.org/my-4090-bench"}}  # fmt: skip
+    unknown = {**mine, "id": "M2", "model": "Some Unreleased 9B"}
+    out, status = run("--corpus", str(_own_rows(tmp_path, [mine, unknown])), "--json")
+    body = json.loads(out)
+    rows = {r["id"]: r for r in body["rows"]}
+    expected = predict_row(row_from_json(mine, "rows[0]"), load_efficiency())
+    # a source no fit saw: its cross-validated figure is the shipped constants' figure
+    assert rows["M1"]["cv_predicted"] == rows["M1"]["predicted"] == expected.predicted
+    assert rows["M1"]["cv_signed_error"] == pytest.approx(expected.predicted / 120.0 - 1)
+    assert rows["M2"]["modeled"] is False
+    assert "no shipped model config for 'Some Unreleased 9B'" in rows["M2"]["reason"]
+    assert body["modeled_share"] == 0.5
+    assert status == 1  # half the rows modeled: below the 90 % target
+    assert Measurement.objects.count() == 0  # nothing stored, nothing fitted
+
+
+def test_the_shipped_corpus_as_a_file_gives_the_cross_validated_report(
+    tmp_path: Path, engine_report: AccuracyReport
+) -> None:
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(read_corpus_file(CORPUS_PATH)))
+    body = json.loads(run("--corpus", str(path), "--json")[0])
+    assert body["median_abs_error"] == pytest.approx(engine_report.median_abs_error)
+    assert [r["cv_signed_error"] for r in body["rows"]] == [
+        p.signed_error for p in engine_report.predictions
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "cannot read"),
+        ("[]", "must be a JSON object"),
+        ('{"rows": [{"id": "M1"}]}', "rows[0].category"),
+        ('{"rows": "x"}', "invalid corpus"),
+    ],
+)
+def test_a_bad_file_is_refused_naming_the_fault(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(CommandError) as error:
+        call_command("accuracy", "--corpus", str(path), stdout=io.StringIO())
+    assert message in str(error.value)
+
+
+def test_a_missing_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="cannot read"):
+        call_command("accuracy", "--corpus", str(tmp_path / "nope.json"), stdout=io.StringIO())

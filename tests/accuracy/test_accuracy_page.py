@@ -50,17 +50,17 @@ def test_the_nav_links_the_accuracy_page(db: None, corpus: int) -> None:
 def test_a_build_page_headline_carries_the_fine_tuning_band(catalog: None, corpus: int) -> None:
     html = Client().get(f"/builds/{BUILD_A}/").content.decode()
     assert 'id="headline-band"' in html
-    assert "for this class (fine-tuning throughput)" in html
+    assert "of this class (fine-tuning throughput)" in html
 
 
 def test_the_rankings_table_carries_the_band(catalog: None, corpus: int, no_queue: object) -> None:
     ranking_compute(GLM)
     html = Client().get("/").content.decode()
-    assert "for this class (fine-tuning throughput)" in html
+    assert "of this class (fine-tuning throughput)" in html
     assert re.search(r'<span class="band"[^>]*>±\d+ %</span>', html)
 
 
 def test_the_compare_page_shows_each_builds_band(catalog: None, corpus: int) -> None:
     query = f"builds={BUILD_A}&builds=seed-c-single-rtx-5090"
     html = Client().get(f"/compare/?{query}").content.decode()
-    assert html.count("for this class (fine-tuning throughput)") == 2
+    assert html.count("of this class (fine-tuning throughput)") == 2

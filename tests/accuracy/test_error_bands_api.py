@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from simulator.engine.calibration.report import band_category, error_band
+from simulator.engine.calibration.report import band_category, band_range, error_band
 from simulator.engine.devices import Gpu, require_device
 from simulator.services.accuracy import accuracy_report_get
 from tests.catalog.factories import UserFactory
@@ -18,7 +18,10 @@ pytestmark = pytest.mark.django_db
 RTX_4090 = {"name": "RTX 4090", "vram_gb": 24, "bf16_tflops": 165, "pcie_gbps": 22, "fp4": False}
 TRAIN = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"}
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}
-BAND_KEYS = {"category", "category_label", "typical_abs_error", "basis"}
+BAND_KEYS = {
+    "category", "category_label", "typical_abs_error", "basis", "signed_error_low",
+    "signed_error_high", "speed_factor_low", "speed_factor_high", "range_basis",
+}  # fmt: skip
 
 
 def expected_band(category: str) -> float | None:
@@ -38,29 +41,57 @@ def simulate(body: dict[str, Any]) -> dict[str, Any]:
 def test_a_training_simulation_carries_the_fine_tuning_band(corpus: int) -> None:
     result = simulate({"workload": TRAIN, "hardware": {"gpu": RTX_4090, "ram_gb": 64}})
     band = result["error_band"]
-    assert set(band) == BAND_KEYS
+    assert set(band) >= BAND_KEYS
     assert band["category"] == band_category("train", None, 1, True) == "training_finetune"
     assert band["typical_abs_error"] == pytest.approx(expected_band("training_finetune"))
+    span = band_range("training_finetune", accuracy_report_get())
+    assert span is not None
+    low, high = span.speed_factors
+    speed = result["best"]["tokens_per_s"]
+    assert band["tokens_per_s_range"] == pytest.approx([speed * low, speed * high])
+    hours = result["hours_for_tokens"]
+    if hours is not None:
+        assert band["hours_for_tokens_range"] == pytest.approx([hours / high, hours / low])
 
 
 def test_an_inference_simulation_carries_its_placements_band(corpus: int) -> None:
     gpu = {**RTX_4090, "mem_gbps": require_device(Gpu, "RTX 4090", field="gpu").mem_bandwidth_gbps}
     result = simulate({"workload": {**FLASH, "placement": "gpu"}, "hardware": {"gpu": gpu}})
     category = band_category("infer", "gpu", 1, True)
-    assert result["error_band"]["category"] == category == "inference_moe_gpu"
-    assert result["error_band"]["typical_abs_error"] == pytest.approx(expected_band(category))
+    band = result["error_band"]
+    assert band["category"] == category == "inference_moe_gpu"
+    assert band["typical_abs_error"] == pytest.approx(expected_band(category))
+    span = band_range(category, accuracy_report_get(), "llama.cpp")
+    assert span is not None
+    assert band["signed_error_low"] == pytest.approx(span.signed_error_low)
+    decode = result["decode_tokens_per_s"]
+    low, high = band["speed_factor_low"], band["speed_factor_high"]
+    assert low < high
+    assert band["decode_tokens_per_s_range"] == pytest.approx([decode * low, decode * high])
 
 
 def test_every_ranking_row_carries_its_band(catalog: None, corpus: int) -> None:
     ranking_compute(GLM)
-    body = APIClient().get("/api/rankings", {"model": "glm-4.7", "quant": "NF4d+NF2e"}).json()
-    assert body["rows"]
+    response = APIClient().get("/api/rankings", {"model": "glm-4.7", "quant": "NF4d+NF2e"})
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["rows"], body
     for row in body["rows"]:
         assert row["error_band"]["category"] == "training_finetune"
         assert row["error_band"]["typical_abs_error"] == pytest.approx(
             expected_band("training_finetune")
         )
         assert "tokens_per_s" in row
+        band = row["error_band"]
+        speed = row["tokens_per_s"]
+        assert row["tokens_per_s_range"] == pytest.approx(
+            [speed * band["speed_factor_low"], speed * band["speed_factor_high"]]
+        )
+        if row.get("usd_per_tokens_per_s") is not None:
+            cost = row["usd_per_tokens_per_s"]
+            assert row["usd_per_tokens_per_s_range"] == pytest.approx(
+                [cost / band["speed_factor_high"], cost / band["speed_factor_low"]]
+            )
 
 
 def test_a_stored_ranking_run_shows_banded_rows(catalog: None, corpus: int) -> None:

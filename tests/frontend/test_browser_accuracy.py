@@ -66,4 +66,4 @@ def test_a_rankings_figure_shows_its_error_band(live_server: LiveServer, page: P
 
     speed_cell = page.locator("table.ranking tbody tr").first.locator("td").nth(3)
     expect(speed_cell.locator(".band")).to_have_text(re.compile(r"^±\d+ %$"))
-    expect(page.locator(".band-note")).to_contain_text("for this class (fine-tuning throughput)")
+    expect(page.locator(".band-note")).to_contain_text("of this class (fine-tuning throughput)")

@@ -54,7 +54,9 @@ def test_the_curve_marks_exactly_one_optimal_and_one_greedy_row() -> None:
 
 
 def test_reference_mode_has_no_timeline() -> None:
-    assert charts.timeline_chart(_result()) is None
+    body = {"workload": {**GLM, "mode": "reference"}, "hardware": {"gpu": "RTX 4090"}}
+    assert charts.timeline_chart(result_to_json(simulate(parse_request(body)))) is None
+    assert charts.timeline_chart(_result()) is not None  # the default, refined, has one
 
 
 def test_a_result_stored_before_the_engine_reported_its_breakdown_draws_no_segments() -> None:

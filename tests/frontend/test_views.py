@@ -7,6 +7,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
+from simulator.engine import DEFAULT_MODE
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.ranking_views import ranking_view
@@ -106,11 +107,33 @@ def test_a_build_page_lists_its_parts_with_prices_vendors_and_dates(client: Clie
 def test_build_a_reproduces_the_seed_speed_and_explains_it_is_compute_bound(
     client: Client,
 ) -> None:
-    response = client.get(f"/builds/{BUILD_A}/")
+    response = client.get(f"/builds/{BUILD_A}/?mode=reference")
 
     assert round(response.context["headline"]["tokens_per_s"]) == 277  # seed 000, build A
     assert response.context["explanation"][0].startswith("Compute-bound")
-    assert response.context["timeline"]["computes"]
+    assert response.context["timeline"]["computes"]  # from the refined comparison run
+
+
+def test_a_build_page_heads_with_the_default_mode_and_labels_the_other_as_a_comparison(
+    client: Client,
+) -> None:
+    default = client.get(f"/builds/{BUILD_A}/")
+    reference = client.get(f"/builds/{BUILD_A}/?mode=reference")
+
+    modes = default.context["modes"]
+    assert modes["mode"] == modes["default"] == modes["better"] == DEFAULT_MODE == "refined"
+    # the comparison is the other mode's own headline, and the other way round
+    assert modes["other"]["mode"] == "reference"
+    assert modes["other"]["tokens_per_s"] == reference.context["headline"]["tokens_per_s"]
+    assert round(modes["other"]["tokens_per_s"]) == 277
+    back = reference.context["modes"]["other"]
+    assert back["tokens_per_s"] == default.context["headline"]["tokens_per_s"]
+    page = _text(default)
+    assert "Headline: refined mode (the default)" in page
+    assert "frozen_base" in page  # why they differ, refinement by refinement
+    assert f"{round(modes['other']['tokens_per_s'])}</span> tokens/s" in page
+    scores = {score["mode"]: score for score in modes["cv"]}
+    assert scores["refined"]["expressed"] >= scores["reference"]["expressed"]
 
 
 def test_a_build_page_for_a_model_that_cannot_fit_says_why(client: Client) -> None:

@@ -97,3 +97,31 @@ def test_a_model_that_fits_nowhere_on_the_build_is_a_400(catalog: None) -> None:
 
     assert response.status_code == 400
     assert "no placement runs here" in response.json()["errors"]["workload.placement"]
+
+
+@pytest.mark.django_db
+def test_a_prompt_at_depth_is_slower_and_echoed_in_the_workload() -> None:
+    gpu = {**RTX_4090, "mem_gbps": require_device(Gpu, "RTX 4090", field="gpu").mem_bandwidth_gbps}
+    flash = {**FLASH, "placement": "gpu", "prompt_tokens": 2048}
+
+    def prefill(depth: int) -> tuple[float, dict[str, Any]]:
+        workload = {**flash, "prefill_depth_tokens": depth} if depth else flash
+        response = _post({"workload": workload, "hardware": {"gpu": gpu}})
+        assert response.status_code == 200, response.json()
+        result = response.json()["result"]
+        return result["prefill_tokens_per_s"], result["workload"]
+
+    at_zero, echoed_zero = prefill(0)
+    at_depth, echoed = prefill(16384)
+    assert at_depth < at_zero
+    assert echoed["prefill_depth_tokens"] == 16384
+    assert "prefill_depth_tokens" not in echoed_zero
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("depth", [-1, 1.5, "10", 10**9])
+def test_a_bad_prefill_depth_is_a_400_naming_it(depth: object) -> None:
+    workload = {**FLASH, "placement": "gpu", "prefill_depth_tokens": depth}
+    response = _post({"workload": workload, "hardware": {"gpu": RTX_4090}})
+    assert response.status_code == 400
+    assert "workload.prefill_depth_tokens" in response.json()["errors"]

@@ -8,6 +8,9 @@ from django.core.management.base import CommandError
 
 from tests.simulator.engine.test_request import ISSUE_BODY
 
+# The figures' error bands come from the stored measurements.
+pytestmark = pytest.mark.django_db
+
 
 def run(*args: str) -> str:
     from io import StringIO
@@ -28,12 +31,14 @@ def test_it_prints_the_seed_style_curve(request_file):
     text = run("--input", str(request_file))
     assert "<- OPTIMAL" in text
     assert "277 tok/s" in text
+    assert "Accuracy of this class (fine-tuning throughput), cross-validated:" in text
 
 
 def test_json_output_has_best_greedy_curve_and_hours(request_file):
     body = json.loads(run("--input", str(request_file), "--json"))
     assert {"best", "greedy", "curve", "hours_for_tokens"} <= set(body)
     assert round(body["best"]["tokens_per_s"]) == 277
+    assert body["error_band"]["category"] == "training_finetune"
 
 
 def test_validate_passes_every_check():

@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from simulator.engine.errors import EngineInputError
+from simulator.engine.hardware import BF16_ACC32, FP16_ACC16
 from simulator.engine.serve.hardware import CPU, DEVICE_CLASSES, GPU, UNIFIED, DeviceClass
 from simulator.engine.version import ENGINE_PACKAGE
 
@@ -32,7 +33,45 @@ IK_LLAMA_CPP = "ik_llama.cpp"
 METAL_MARLIN = "metal-marlin"  # seed 001: fused trellis kernels on Apple GPUs
 KTRANSFORMERS = "ktransformers"  # KTransformers / kt-kernel: experts computed on the CPU
 TORCHTUNE = "torchtune"
-RUNTIMES = (LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, METAL_MARLIN, KTRANSFORMERS, TORCHTUNE)
+# Runtimes the corpus names but has few or no rows of yet: each borrows the fitted constants
+# of its parent family (PARENT_RUNTIME) until rows of its own pin them.
+LLAMA_CPP_VULKAN = "llama.cpp-vulkan"
+LLAMA_CPP_ROCM = "llama.cpp-rocm"  # HIP backend on AMD GPUs
+MLX = "mlx"  # Apple's MLX / mlx-lm
+VLLM = "vllm"
+SGLANG = "sglang"
+UNSLOTH = "unsloth"  # fused Triton kernels over PyTorch
+HF_TRANSFORMERS = "hf-transformers"  # transformers + PEFT / TRL, axolotl, LLaMA-Factory
+INFERENCE_RUNTIMES = (LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, METAL_MARLIN, KTRANSFORMERS,
+                      LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, MLX, VLLM, SGLANG)  # fmt: skip
+TRAINING_RUNTIMES = (TORCHTUNE, UNSLOTH, HF_TRANSFORMERS)
+RUNTIMES = (*INFERENCE_RUNTIMES, *TRAINING_RUNTIMES)
+PARENT_RUNTIME = {
+    LLAMA_CPP_VULKAN: LLAMA_CPP,
+    LLAMA_CPP_ROCM: LLAMA_CPP,
+    IK_LLAMA_CPP: LLAMA_CPP,
+    MLX: LLAMA_CPP_METAL,
+    SGLANG: VLLM,
+    VLLM: LLAMA_CPP,
+    UNSLOTH: TORCHTUNE,
+    HF_TRANSFORMERS: TORCHTUNE,
+}
+# The tensor kernel path each runtime's GPU GEMMs and attention run on (hardware.py): llama.cpp
+# and its forks multiply in FP16 with FP16 accumulate (cuBLAS CUBLAS_COMPUTE_16F for F16 and
+# dequantized weights, MMQ and FlashAttention tiles in half precision); PyTorch stacks (vLLM,
+# SGLang, KTransformers' GPU side, every training stack) run BF16 with FP32 accumulate.
+TENSOR_PATH = {
+    LLAMA_CPP: FP16_ACC16,
+    IK_LLAMA_CPP: FP16_ACC16,
+    LLAMA_CPP_VULKAN: FP16_ACC16,
+    LLAMA_CPP_ROCM: FP16_ACC16,
+}
+
+
+def tensor_path(runtime: str | None) -> str:
+    return TENSOR_PATH.get(runtime or LLAMA_CPP, BF16_ACC32)
+
+
 # The runtime a prediction assumes when the request names none: what people run on each
 # kind of machine (rankings use these).
 DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
@@ -70,6 +109,9 @@ class RuntimeConstants:
     layer_overhead_s: float
     fitted_on: tuple[str, ...] = ()
     note: str = ""
+    # Fraction of peak FLOPS in attention kernels; None until rows at depth pin it, and then
+    # the GEMMs' flops_efficiency stands in (the documented prior).
+    attention_efficiency: float | None = None
 
     def as_device_class(self) -> DeviceClass:
         return DeviceClass(
@@ -77,6 +119,7 @@ class RuntimeConstants:
             bandwidth_efficiency=self.bandwidth_efficiency,
             flops_efficiency=self.flops_efficiency,
             layer_overhead_s=self.layer_overhead_s,
+            attention_efficiency=self.attention_efficiency,
         )
 
 
@@ -91,11 +134,26 @@ class Efficiency:
     routing_pool_fitted_on: tuple[str, ...] = ()
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
-        """The constants of `runtime` on `device_class`; the prior when the table has none."""
+        """The constants of `runtime` on `device_class`; with no entry, its parent family's
+        (PARENT_RUNTIME, said in the note), else the prior."""
         for entry in self.entries:
             if entry.runtime == runtime and entry.device_class == device_class:
                 return entry
+        parent = PARENT_RUNTIME.get(runtime)
+        if parent is not None:
+            borrowed = self.get(parent, device_class)
+            if borrowed.fitted_on or parent in PARENT_RUNTIME:
+                return dataclasses.replace(
+                    borrowed,
+                    runtime=runtime,
+                    fitted_on=(),
+                    note=f"borrowed from {parent}: no row of {runtime} on {device_class} yet",
+                )
         return prior_constants(runtime, device_class)
+
+    def borrows(self, runtime: str, device_class: str) -> bool:
+        """Whether `runtime` has no fitted constants of its own on `device_class`."""
+        return not self.get(runtime, device_class).fitted_on
 
     def device_class(self, runtime: str | None, location: str) -> DeviceClass:
         return self.get(runtime or DEFAULT_RUNTIME[location], location).as_device_class()
@@ -149,6 +207,7 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
                 "bandwidth_efficiency": e.bandwidth_efficiency,
                 "flops_efficiency": e.flops_efficiency,
                 "layer_overhead_s": e.layer_overhead_s,
+                "attention_efficiency": e.attention_efficiency,
                 "fitted_on": list(e.fitted_on),
                 "note": e.note,
             }
@@ -189,6 +248,11 @@ def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
         bandwidth_efficiency=_fraction(entry, "bandwidth_efficiency", path, upper=1.0),
         flops_efficiency=_fraction(entry, "flops_efficiency", path, upper=1.0),
         layer_overhead_s=_fraction(entry, "layer_overhead_s", path, upper=1.0),
+        attention_efficiency=(
+            None
+            if entry.get("attention_efficiency") is None
+            else _fraction(entry, "attention_efficiency", path, upper=1.0)
+        ),
         fitted_on=fitted_on,
         note=str(entry.get("note", "")),
     )

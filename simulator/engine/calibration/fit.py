@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from simulator.engine.calibration.corpus import MeasurementRow, load_corpus, load_seed_rows
 from simulator.engine.calibration.efficiency import (
@@ -37,11 +40,19 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.serve.hardware import UNIFIED
 from simulator.engine.version import ENGINE_PACKAGE
 
+if TYPE_CHECKING:
+    from simulator.engine.calibration.crossval import CrossValidation
+
 FRACTION_GRID = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))  # 0.02 … 1.00
 ROUTING_POOL_GRID = tuple(round(0.20 + 0.01 * i, 2) for i in range(81))  # 0.20 … 1.00
 OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
 PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
 ROUNDS = 3
+CONSTANTS = ("bandwidth_efficiency", "flops_efficiency", "layer_overhead_s", "attention_efficiency")
+# Rows attending to at least this many tokens fit the attention kernels' efficiency: at 8k an
+# 8B GQA model's attention is a third of its prefill FLOPs (docs/model.md, "Prefill").
+ATTENTION_DEPTH_TOKENS = 8192
+COARSE_STEP = 5
 Key = tuple[str, str]
 
 
@@ -80,11 +91,28 @@ def _squared_log_errors(table: Efficiency, pairs: Sequence[tuple[MeasurementRow,
 def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
     entry, prior = table.get(*key), PRIOR_EFFICIENCY.get(*key)
     total = _squared_log_errors(table, pairs)
-    for name in ("bandwidth_efficiency", "flops_efficiency", "layer_overhead_s"):
-        value, base = getattr(entry, name), getattr(prior, name)
+    for name in CONSTANTS:
+        value = getattr(entry, name)
+        base = getattr(prior, name)
+        if base is None:  # attention: the prior is the key's GEMM efficiency
+            base = entry.flops_efficiency
+        if value is None:  # not fitted: at its prior
+            continue
         if base > 0:
             total += PRIOR_WEIGHT * math.log(max(value, 1e-9) / base) ** 2
     return total
+
+
+def grid_minimum(grid: Sequence[float], loss: Callable[[float], float]) -> float:
+    """The grid value of least loss (ties: the earlier in the grid), searched coarse to fine: every
+    COARSE_STEP-th value first, then every value within COARSE_STEP of the best coarse one.
+    The losses here are smooth and single-troughed in one constant, so this finds the
+    whole-grid minimum at about a third of the evaluations (a cross-validation refits the
+    constants once per source)."""
+    coarse = range(0, len(grid), COARSE_STEP)
+    best = min(coarse, key=lambda i: (loss(grid[i]), i))
+    fine = range(max(best - COARSE_STEP + 1, 0), min(best + COARSE_STEP, len(grid)))
+    return grid[min(fine, key=lambda i: (loss(grid[i]), i))]
 
 
 def _fit_key(
@@ -92,8 +120,11 @@ def _fit_key(
 ) -> Efficiency:
     grids = _grids(key, pairs)
     for name, grid in grids.items():
-        best = min(grid, key=lambda v: (_loss(_with(table, key, name, v), key, pairs), v))
-        table = _with(table, key, name, best)
+
+        def loss(value: float, table: Efficiency = table, name: str = name) -> float:
+            return _loss(_with(table, key, name, value), key, pairs)
+
+        table = _with(table, key, name, grid_minimum(grid, loss))
     return table
 
 
@@ -106,35 +137,42 @@ def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str,
         return {"flops_efficiency": FRACTION_GRID}
     phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
     grids: dict[str, tuple[float, ...]] = {}
-    if "decode" in phases:
+    if phases & {"decode", "serving"}:
         grids |= {"bandwidth_efficiency": FRACTION_GRID, "layer_overhead_s": OVERHEAD_GRID_S}
-    if "prefill" in phases:
+    if phases & {"prefill", "serving"}:
         grids["flops_efficiency"] = FRACTION_GRID
+    if any(attention_heavy(setup) for _, setup in pairs):
+        grids["attention_efficiency"] = FRACTION_GRID
     return grids
+
+
+def attention_heavy(setup: Setup) -> bool:
+    """Whether the prompt's attention over the cache is a real part of the row's work: a
+    prefill with ATTENTION_DEPTH_TOKENS or more tokens attended (depth plus prompt). Only such
+    rows pin the attention kernels' efficiency (decode's one query per sequence runs at the
+    GEMM efficiency)."""
+    if not isinstance(setup, InferSetup) or setup.phase != "prefill":
+        return False
+    w = setup.request.workload
+    return w.prefill_depth_tokens + w.prompt_tokens >= ATTENTION_DEPTH_TOKENS
 
 
 def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
     entry = table.get(*key)
-    values = {
-        "bandwidth_efficiency": entry.bandwidth_efficiency,
-        "flops_efficiency": entry.flops_efficiency,
-        "layer_overhead_s": entry.layer_overhead_s,
-        name: value,
-    }
-    return table.replace(
-        replace(
-            entry,
-            bandwidth_efficiency=values["bandwidth_efficiency"],
-            flops_efficiency=values["flops_efficiency"],
-            layer_overhead_s=values["layer_overhead_s"],
-        )
-    )
+    if name == "bandwidth_efficiency":
+        return table.replace(replace(entry, bandwidth_efficiency=value))
+    if name == "flops_efficiency":
+        return table.replace(replace(entry, flops_efficiency=value))
+    if name == "layer_overhead_s":
+        return table.replace(replace(entry, layer_overhead_s=value))
+    assert name == "attention_efficiency"
+    return table.replace(replace(entry, attention_efficiency=value))
 
 
 def depends_on_routing(setup: Setup) -> bool:
     """Whether the routing pool fraction moves the prediction: decode of a batch (≥ 2) of an
     MoE model (at batch 1 a token reads its k experts whatever f)."""
-    if not isinstance(setup, InferSetup) or setup.phase != "decode":
+    if not isinstance(setup, InferSetup) or setup.phase not in ("decode", "serving"):
         return False
     w = setup.request.workload
     return w.batch >= 2 and w.model.is_moe
@@ -148,7 +186,8 @@ def _fit_routing(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]
         errors = _squared_log_errors(replace(table, routing_pool_fraction=fraction), pairs)
         return errors + PRIOR_WEIGHT * math.log(fraction / UNIFORM_ROUTING) ** 2
 
-    best = min(ROUTING_POOL_GRID, key=lambda f: (loss(f), -f))
+    # Searched from the uniform end so that ties keep the larger f.
+    best = grid_minimum(ROUTING_POOL_GRID[::-1], loss)
     return replace(table, routing_pool_fraction=best)
 
 
@@ -217,17 +256,52 @@ def fit_shipped() -> Efficiency:
     return fit_efficiency((*rows, *load_seed_rows()), assembled=info.assembled)
 
 
+def _held_out(source: str) -> Efficiency:
+    """One source's held-out fit on the shipped corpus (a worker process's task)."""
+    from simulator.engine.calibration.crossval import fit_without
+
+    _, rows = load_corpus()
+    return fit_without(rows, source, load_seed_rows())
+
+
+def crossval_shipped(full: Efficiency, *, processes: int | None = None) -> CrossValidation:
+    """The leave-one-source-out fits of the shipped corpus, one process per CPU (each fit
+    is deterministic, so the result does not depend on the process count)."""
+    from simulator.engine.calibration.crossval import CrossValidation, sources
+
+    _, rows = load_corpus()
+    names = list(sources(rows))
+    workers = processes or os.cpu_count() or 1
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            tables = pool.map(_held_out, names, chunksize=1)
+    else:
+        tables = [_held_out(name) for name in names]
+    return CrossValidation(full=full, held_out=dict(zip(names, tables, strict=True)))
+
+
 def main(argv: Sequence[str]) -> int:
-    text = json.dumps(efficiency_to_json(fit_shipped()), indent=2) + "\n"
-    path = resources.files(ENGINE_PACKAGE).joinpath("data/efficiency.json")
-    if "--check" in argv:
-        same = path.is_file() and path.read_text("utf-8") == text
-        print("data/efficiency.json is up to date" if same else "data/efficiency.json is stale")
-        return 0 if same else 1
-    with resources.as_file(path) as file:
-        file.write_text(text, "utf-8")
-    print(text)
-    return 0
+    """Fit, cross-validate and write (or with --check compare) both shipped files."""
+    from simulator.engine.calibration.crossval import CROSSVAL_PATH, crossval_to_json
+
+    full = fit_shipped()
+    texts = {
+        "data/efficiency.json": efficiency_to_json(full),
+        CROSSVAL_PATH: crossval_to_json(crossval_shipped(full)),
+    }
+    stale = []
+    for name, data in texts.items():
+        text = json.dumps(data, indent=2) + "\n"
+        path = resources.files(ENGINE_PACKAGE).joinpath(name)
+        if "--check" in argv:
+            same = path.is_file() and path.read_text("utf-8") == text
+            print(f"{name} is {'up to date' if same else 'stale'}")
+            stale += [] if same else [name]
+            continue
+        with resources.as_file(path) as file:
+            file.write_text(text, "utf-8")
+        print(f"wrote {name}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

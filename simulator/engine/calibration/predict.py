@@ -7,7 +7,14 @@ from dataclasses import dataclass, replace
 
 from simulator.engine.calibration.corpus import MeasurementRow
 from simulator.engine.calibration.efficiency import TRAIN, Efficiency, load_efficiency
-from simulator.engine.calibration.setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
+from simulator.engine.calibration.setups import (
+    InferSetup,
+    NotModeled,
+    Setup,
+    TrainSetup,
+    row_setup,
+    runtime_of,
+)
 from simulator.engine.errors import EngineInputError
 from simulator.engine.serve.inference import simulate_inference
 from simulator.engine.simulate import simulate
@@ -26,6 +33,14 @@ class Prediction:
     predicted: float | None
     signed_error: float | None
     reason: str
+    runtime: str = ""  # the runtime family whose constants predict it ("" when unknown)
+
+
+def _runtime(row: MeasurementRow) -> str:
+    try:
+        return runtime_of(row)
+    except NotModeled:
+        return ""
 
 
 def _prefill_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
@@ -45,6 +60,21 @@ def _decode_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str
     return step.tokens_per_s, f"decode: {step.bottleneck}"
 
 
+def _serving_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
+    """N concurrent requests of I prompt and O output tokens, continuously batched: each
+    prompt is processed once (at the prefill rate) and the N sequences decode together at
+    their mean context, so the run of N requests takes N·I / prefill rate + O decode steps of
+    N. Output (or, for a total figure, input and output) tokens over that time."""
+    w = setup.request.workload
+    run = simulate_inference(setup.request, efficiency)
+    n, prompt, gen = w.batch, w.prompt_tokens, setup.gen_tokens
+    prefill_s = n * prompt / run.prefill.tokens_per_s
+    decode_s = gen * run.decode.step_s
+    tokens = n * (prompt + gen) if setup.total else n * gen
+    bound = "prefill" if prefill_s > decode_s else f"decode: {run.decode.bottleneck}"
+    return tokens / (prefill_s + decode_s), f"serving ({n} concurrent): {bound}"
+
+
 def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]:
     utilization = efficiency.get(setup.runtime, TRAIN).flops_efficiency
     w = replace(setup.request.workload, utilization=utilization)
@@ -58,6 +88,8 @@ def predicted_value(setup: Setup, efficiency: Efficiency) -> tuple[float, str]:
         return _train_bound(setup, efficiency)
     if setup.phase == "prefill":
         return _prefill_bound(setup, efficiency)
+    if setup.phase == "serving":
+        return _serving_bound(setup, efficiency)
     return _decode_bound(setup, efficiency)
 
 
@@ -71,6 +103,7 @@ def _not_modeled(row: MeasurementRow, reason: str) -> Prediction:
         predicted=None,
         signed_error=None,
         reason=reason,
+        runtime=_runtime(row),
     )
 
 
@@ -93,6 +126,7 @@ def predict_row(row: MeasurementRow, efficiency: Efficiency | None = None) -> Pr
         predicted=predicted,
         signed_error=(predicted - row.value) / row.value,
         reason=bound,
+        runtime=_runtime(row),
     )
 
 

@@ -15,12 +15,19 @@ from dataclasses import dataclass, replace
 
 from simulator.engine.calibration.corpus import MeasurementRow
 from simulator.engine.calibration.efficiency import (
+    HF_TRANSFORMERS,
     IK_LLAMA_CPP,
     KTRANSFORMERS,
     LLAMA_CPP,
     LLAMA_CPP_METAL,
+    LLAMA_CPP_ROCM,
+    LLAMA_CPP_VULKAN,
     METAL_MARLIN,
+    MLX,
+    SGLANG,
     TORCHTUNE,
+    UNSLOTH,
+    VLLM,
 )
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
@@ -29,9 +36,10 @@ from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, g
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
+from simulator.engine.train.data_parallel import data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
 from simulator.engine.train.refined import resident_peak_gib
-from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import DDP, FSDP, MODE_REFINED, PIPELINE, TrainWorkload
 from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
 # llama-bench's tgN reports the mean over N generated tokens, so the mean context is N/2
@@ -52,6 +60,7 @@ MODEL_ALIASES: dict[str, str] = {
     "gpt-oss-20b": "gpt-oss-20b",
     "gpt-oss-120b": "gpt-oss-120b",
     "qwen3-coder-30b-a3b": "qwen3-coder-30b-a3b",
+    "qwen3-235b-a22b": "qwen3-235b-a22b",
     "qwen2.5-coder-7b": "qwen2.5-coder-7b",
     "glm-4.7-flash": "glm-4.7-flash",
     "deepseek-v3": "deepseek-v3",
@@ -63,15 +72,33 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("ik_llama.cpp", IK_LLAMA_CPP),
     ("metal marlin", METAL_MARLIN),
     ("ktransformers", KTRANSFORMERS),
+    ("kt-kernel", KTRANSFORMERS),
     ("llama.cpp metal", LLAMA_CPP_METAL),
     ("torchtune", TORCHTUNE),
+    ("unsloth", UNSLOTH),
+    ("axolotl", HF_TRANSFORMERS),
+    ("llama-factory", HF_TRANSFORMERS),
+    ("llamafactory", HF_TRANSFORMERS),
+    ("peft", HF_TRANSFORMERS),
+    ("trl", HF_TRANSFORMERS),
+    ("transformers", HF_TRANSFORMERS),
+    ("sglang", SGLANG),
+    ("vllm", VLLM),
+    ("mlx", MLX),
+    ("vulkan", LLAMA_CPP_VULKAN),
+    ("rocm", LLAMA_CPP_ROCM),
+    ("hip", LLAMA_CPP_ROCM),
+    ("metal", LLAMA_CPP_METAL),
     ("llama.cpp", LLAMA_CPP),
+    ("llama-bench", LLAMA_CPP),
+    ("llama-server", LLAMA_CPP),
 )
 # MoE GGUFs named after their expert type keep the other tensors at Q8_0 (ggml-org's gpt-oss
 # GGUFs: MXFP4 experts, Q8_0 attention and embeddings).
 EXPERT_ONLY_TYPES = ("MXFP4",)
 # torchtune's recipes for the rows' models (recipes/configs/llama3_1/*): LoRA rank.
 TORCHTUNE_LORA_RANK = {"LoRA": 8, "QLoRA": 16}
+DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth's usual r
 
 
 class NotModeled(Exception):  # noqa: N818 (a verdict, not an error)
@@ -81,7 +108,11 @@ class NotModeled(Exception):  # noqa: N818 (a verdict, not an error)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InferSetup:
     request: InferenceRequest
-    phase: str  # "prefill" or "decode"
+    phase: str  # "prefill", "decode" or "serving"
+    # serving: requests of `prompt_tokens` in, `gen_tokens` out, `concurrency` at once; the
+    # figure is output tokens/s, or input and output together when `total`
+    gen_tokens: int = 0
+    total: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,10 +143,13 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "KV cache in host RAM with the weights on the GPU (-nkvo) is not an engine placement",
         ),
         (
-            "vllm" in lowered,
-            "tensor parallelism and continuous batching of mixed prefill and decode (vLLM) are "
-            "not modeled (the engine splits layers and runs one batch), and this is the "
-            "corpus's only vLLM row: a vllm constant fitted on it would pin it, not predict it",
+            row.quant.upper().startswith("FP8") and "llama.cpp" not in lowered,
+            "FP8 weights run on FP8 tensor cores (vLLM, SGLang, TensorRT-LLM): the device table "
+            "has no FP8 peak yet, and the BF16 one would halve the arithmetic",
+        ),
+        (
+            row.workload.get("phase") == "serving" and _serving_lengths(row) is None,
+            "a serving benchmark without its prompt and output lengths cannot be simulated",
         ),
         (
             "gpus" in row.hardware,
@@ -145,9 +179,9 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "the row's GPU is not stated next to the figure",
         ),
         (
-            "full finetune" in row.quant.lower(),
-            "full fine-tuning (weight gradients and optimizer states of every weight, CPU "
-            "offload) is not in the training engine, which trains LoRA adapters on a frozen base",
+            "cpu offload" in lowered or "zero-offload" in lowered or "zero-infinity" in lowered,
+            "optimizer states or weights offloaded to CPU RAM (FSDP cpu_offload, ZeRO-Offload, "
+            "ZeRO-Infinity) are not modeled: data-parallel training keeps them on the GPUs",
         ),
         (
             row.engine.lower().startswith("llama.cpp,") and "ktransformers" in row.source_url,
@@ -158,30 +192,77 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
     return next((reason for applies, reason in rules if applies), None)
 
 
+def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
+    """(prompt, output) tokens per request: stated as fields, or as "N in / M out"."""
+    w = row.workload
+    prompt, gen = (
+        w.get("prompt_tokens") or w.get("input_len"),
+        w.get("gen_tokens") or w.get("output_len"),
+    )
+    if isinstance(prompt, int) and isinstance(gen, int) and prompt > 0 and gen > 0:
+        return prompt, gen
+    found = re.search(r"(\d+)\s*in\s*/\s*(\d+)\s*out", json.dumps(dict(w)))
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _serving_concurrency(row: MeasurementRow) -> int:
+    w = row.workload
+    for key in ("max_concurrency", "concurrency", "batch"):
+        value = w.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+    return 1
+
+
+def _tensor_parallel(row: MeasurementRow) -> int:
+    value = row.workload.get("tensor_parallel") or row.hardware.get("tensor_parallel")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    engine = row.engine.lower()
+    found = re.search(r"\b(?:tp|tensor[- ]parallel(?:ism)?(?:[- ]size)?)\s*=?\s*(\d+)", engine)
+    if found:
+        return int(found.group(1))
+    if re.search(r"(?:-sm|--split-mode)\s+row", engine):  # llama.cpp's row split
+        return int(row.hardware.get("gpu_count", 1) or 1)
+    return 1
+
+
+def _names(device: Gpu | Cpu | System) -> tuple[str, ...]:
+    return (device.name, *device.aliases)
+
+
 def _match(kind: type[Device], text: str) -> Device:
     """The device whose longest alias occurs in `text` (case-insensitive)."""
     best: tuple[int, Device] | None = None
-    for device in devices(kind):
-        for alias in device.aliases:
+    for candidate in devices(kind):
+        for alias in _names(candidate):
             if alias.lower() in text.lower() and (best is None or len(alias) > best[0]):
-                best = (len(alias), device)
+                best = (len(alias), candidate)
     if best is None:
         raise NotModeled(f"no datasheet entry in the device table for {text!r}")
     return best[1]
 
 
+def _spaced(name: str) -> str:
+    """Lower case, '-' and '_' as spaces, runs of spaces as one: "Meta-Llama-3.1-8B" and
+    "llama 3.1 8b" read alike."""
+    return " ".join(re.sub(r"[-_]", " ", name.lower()).split())
+
+
 def model_slug(row: MeasurementRow) -> str:
-    name = row.model.lower()
-    hits = [alias for alias in MODEL_ALIASES if alias in name]
+    """The shipped model the row's model name names (the longest alias found in it)."""
+    name = f" {_spaced(row.model)} "
+    hits = [alias for alias in MODEL_ALIASES if f" {_spaced(alias)} " in name]
     if not hits:
         raise NotModeled(f"no shipped model config for {row.model!r}")
     return MODEL_ALIASES[max(hits, key=len)]
 
 
 def runtime_of(row: MeasurementRow) -> str:
+    """The runtime family the row's engine string names (whole words; first marker wins)."""
     engine = row.engine.lower()
     for marker, runtime in RUNTIME_MARKERS:
-        if marker in engine:
+        if re.search(rf"(?<![\w-]){re.escape(marker)}(?![\w-])", engine):
             return runtime
     raise NotModeled(f"no efficiency constants for the runtime {row.engine!r}")
 
@@ -198,28 +279,30 @@ def _int_after(pattern: str, text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _phase_tokens(row: MeasurementRow) -> tuple[str, int]:
-    """("prefill", prompt tokens) or ("decode", mean context) from the row's workload."""
+def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
+    """("prefill", prompt tokens, depth) or ("decode", mean context, 0) from the row's
+    workload. llama-bench's `@ dN` (or a stated `context_depth`) is the tokens already in the
+    cache: a prompt is processed after them, a tgN generates after them."""
     w = row.workload
     test = str(w.get("test", "")).lower()
-    depth = int(w.get("context_depth", 0) or 0)
+    depth = _int_after(r"@\s*d(\d+)", test) or int(w.get("context_depth", 0) or 0)
     if isinstance(w.get("context"), int):  # stated outright (seed rows)
-        return "decode", int(w["context"])
+        return "decode", int(w["context"]), 0
     if (n := _int_after(r"^pp(\d+)", test)) is not None:
-        return "prefill", n
+        return "prefill", n, depth
     if (n := _int_after(r"^tg(\d+)", test)) is not None:
-        return "decode", depth + n // 2
+        return "decode", depth + n // 2, 0
     phase = str(w.get("phase", ""))
     if phase == "prefill":
         tokens = w.get("prompt_tokens") or _int_after(r"(\d+)-token prompt", str(w.get("notes")))
         if not isinstance(tokens, int):
             raise NotModeled("prefill row without a prompt length")
-        return "prefill", tokens
+        return "prefill", tokens, depth
     if phase == "decode" and int(w.get("batch", 1) or 1) == 1:
-        return "decode", depth + DEFAULT_DECODE_CONTEXT
+        return "decode", depth + DEFAULT_DECODE_CONTEXT, 0
     if phase.startswith("decode") and isinstance(w.get("batch"), int):  # batched decode
-        prompt, gen = int(w.get("prompt_tokens", 0)), int(w.get("gen_tokens", 0))
-        return "decode", prompt + gen // 2
+        prompt, gen = int(w.get("prompt_tokens", 0) or 0), int(w.get("gen_tokens", 0) or 0)
+        return "decode", depth + prompt + gen // 2, 0
     raise NotModeled(f"workload phase {phase!r} is not prefill or decode of one sequence")
 
 
@@ -259,8 +342,17 @@ def _unified(row: MeasurementRow) -> UnifiedSpec:
 def infer_setup(row: MeasurementRow) -> InferSetup:
     runtime = runtime_of(row)
     model = load_model(model_slug(row))
-    phase, tokens = _phase_tokens(row)
-    batch = int(row.workload.get("batch", 1) or 1)
+    serving = row.workload.get("phase") == "serving"
+    if serving:
+        lengths = _serving_lengths(row)
+        assert lengths is not None  # _unmodeled_reason refused the row otherwise
+        prompt, gen = lengths
+        phase, tokens, depth = "serving", prompt, 0
+        batch = _serving_concurrency(row)
+    else:
+        phase, tokens, depth = _phase_tokens(row)
+        batch = int(row.workload.get("batch", 1) or 1)
+        gen = 0
     if row.hardware.get("soc") or row.hardware.get("system"):
         hardware, placement = Hardware(unified=_unified(row), ram_gib=0.0), "unified"
     elif runtime == KTRANSFORMERS:
@@ -278,15 +370,19 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         model=model,
         quant=weight_scheme(_quant(row, model.is_moe)),
         placement=placement,
-        context=tokens if phase == "decode" else max(tokens, 1),
+        context=tokens + gen // 2 if serving else tokens if phase == "decode" else tokens + depth,
         prompt_tokens=tokens,
-        batch=batch if phase == "decode" else 1,
+        prefill_depth_tokens=depth,
+        batch=batch if phase in ("decode", "serving") else 1,
+        tensor_parallel=_tensor_parallel(row) if placement == "gpu" else 1,
         ubatch=_int_after(r"\bub (\d+)", row.engine) or max(DEFAULT_UBATCH, tokens)
         if runtime == KTRANSFORMERS
         else _int_after(r"\bub (\d+)", row.engine) or DEFAULT_UBATCH,
         runtime=runtime,
     )
-    return InferSetup(request=SimulationRequest(workload=workload, hardware=hardware), phase=phase)
+    request = SimulationRequest(workload=workload, hardware=hardware)
+    total = "total" in row.metric.lower()
+    return InferSetup(request=request, phase=phase, gen_tokens=gen, total=total)
 
 
 def stated_peak_gib(row: MeasurementRow) -> float | None:
@@ -304,9 +400,10 @@ def checkpointing_of(row: MeasurementRow, workload: TrainWorkload, hardware: Har
     the setting that moves peak memory most; torchtune's recipes enable it by default, which
     is the answer when the row states no peak or only one setting fits."""
     stated = stated_peak_gib(row)
+    pipeline = workload.parallelism == PIPELINE and not workload.full_finetune
+    peak = resident_peak_gib if pipeline else data_parallel_peak_gib
     peaks = {
-        on: resident_peak_gib(replace(workload, activation_checkpointing=on), hardware)
-        for on in (True, False)
+        on: peak(replace(workload, activation_checkpointing=on), hardware) for on in (True, False)
     }
     fitting = {on: peak for on, peak in peaks.items() if peak is not None}
     if stated is None or len(fitting) < 2:
@@ -314,21 +411,83 @@ def checkpointing_of(row: MeasurementRow, workload: TrainWorkload, hardware: Har
     return min(fitting, key=lambda on: (abs(math.log(fitting[on] / stated)), not on))
 
 
+def training_method(row: MeasurementRow) -> str:
+    """ "full", "QLoRA" or "LoRA", from what the row says of its method and quantization."""
+    text = f"{row.quant} {row.workload.get('method', '')}".lower()
+    if "full" in text:
+        return "full"
+    if "qlora" in text or "nf4" in text or "4-bit" in text or "4bit" in text:
+        return "QLoRA"
+    return "LoRA"
+
+
+# Stated parallelism → the engine's; first match wins.
+PARALLELISM_MARKERS: tuple[tuple[str, str], ...] = (
+    ("fsdp", FSDP),
+    ("zero-3", FSDP),
+    ("zero3", FSDP),
+    ("zero stage 3", FSDP),
+    ("ddp", DDP),
+    ("zero-2", DDP),
+    ("zero-1", DDP),
+    ("zero2", DDP),
+    ("data parallel", DDP),
+    ("pipeline", PIPELINE),
+    ("device_map", PIPELINE),
+    ("model parallel", PIPELINE),
+)
+
+
+def parallelism_of(row: MeasurementRow, runtime: str, gpu_count: int, full: bool) -> str:
+    """How the row's GPUs share the work: as it states; unstated on several GPUs, torchtune's
+    distributed recipes shard with FSDP (lora_finetune_distributed, full_finetune_distributed:
+    FSDP2) and the transformers stacks launch DDP (accelerate's default); one GPU is the
+    engine's single-GPU pipeline for adapters, data parallel of one for full fine-tuning."""
+    stated = str(row.workload.get("parallelism") or "").lower()
+    for marker, parallelism in PARALLELISM_MARKERS:
+        if marker in stated:
+            return parallelism
+    if gpu_count > 1:
+        return FSDP if runtime == TORCHTUNE else DDP
+    return DDP if full else PIPELINE
+
+
+def optimizer_of(row: MeasurementRow, runtime: str, full: bool, gpu_count: int) -> str:
+    """The optimizer's state per trained weight: torchtune's full single-device recipe runs
+    bitsandbytes' PagedAdamW8bit inside the backward (llama3_1/8B_full_single_device.yaml:
+    optimizer_in_bwd: True) and its recipes train in pure BF16 (dtype: bf16); the rest
+    mixed-precision AdamW."""
+    if runtime == TORCHTUNE and full and gpu_count == 1:
+        return "adamw8bit-in-backward"
+    if runtime == TORCHTUNE:
+        return "adamw-bf16"
+    return "adamw"
+
+
 def train_setup(row: MeasurementRow) -> TrainSetup:
-    """torchtune LoRA/QLoRA rows through the training engine in refined mode (LoRA's frozen
-    base): LoRA on a BF16 base is the engine's BF16 format, QLoRA its NF4; the row's batch is
-    the micro-batch; activation checkpointing as the row's stated peak memory implies."""
+    """A fine-tuning row through the training engine in refined mode: LoRA on a BF16 base is
+    the engine's BF16 format, QLoRA its NF4, full fine-tuning BF16 with every weight trained;
+    the row's batch is the micro-batch; activation checkpointing as the row's stated peak
+    memory implies; several GPUs as the row (or its stack's default) parallelizes them."""
     runtime = runtime_of(row)
-    method = "QLoRA" if "qlora" in row.quant.lower() else "LoRA"
+    method = training_method(row)
+    full = method == "full"
     gpu, count = _gpus(row)
     w = row.workload
+    rank = w.get("lora_rank")
+    if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
+        rank = TORCHTUNE_LORA_RANK.get(method, DEFAULT_LORA_RANK)
+    batch = w.get("batch_size", w.get("batch", 1))
     workload = TrainWorkload(
         model=load_model(model_slug(row)),
         quant=quant_format("NF4" if method == "QLoRA" else "BF16"),
-        lora=LoraConfig(rank=TORCHTUNE_LORA_RANK[method]),
+        lora=LoraConfig(rank=rank),
         seq_len=int(w["seq_len"]),
-        max_micro_batch=int(w["batch_size"]),
+        max_micro_batch=int(batch),
         mode=MODE_REFINED,
+        parallelism=parallelism_of(row, runtime, count, full),
+        full_finetune=full,
+        optimizer=optimizer_of(row, runtime, full, count),
     )
     hardware = Hardware(
         gpu=gpu,

@@ -50,6 +50,13 @@ class QuantFormat:
     requires_fp4: bool = False
     description: str = ""
 
+    @property
+    def dequantized_per_use(self) -> bool:
+        """Stored below BF16 and computed in BF16 (bitsandbytes NF*, LLM.int8): every matmul
+        dequantizes its weight first. NVFP4 computes in FP4 natively; BF16 is computed as
+        stored."""
+        return self.dense_bits < 16 and self.compute_speedup == 1.0 and not self.requires_fp4
+
 
 QUANT_FORMATS: dict[str, QuantFormat] = {
     q.name: q

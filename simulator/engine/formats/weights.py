@@ -18,6 +18,13 @@ PARTS = ("attention", "dense", "experts", "embeddings", "output")
 MIX_SEPARATOR = "+"  # "Q8_0+IQ4_XS": the first type everywhere, the second for routed experts
 
 
+# llama-quantize's mixes put some tensors at higher types; their bpw is the whole-file average
+# that table prints for Llama 3.1 8B (embeddings and output included).
+MIX_TABLE = (
+    "llama.cpp tools/quantize/README.md (commit 311c2c9), Llama-3.1-8B table, whole-file bpw"
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WeightType:
     name: str
@@ -41,6 +48,71 @@ WEIGHT_TYPES: dict[str, WeightType] = {
         WeightType(
             name="Q6_K", bits_per_weight=6.5625, source="ggml block_q6_K: 210 B per 256 weights"
         ),
+        WeightType(
+            name="Q4_1",
+            bits_per_weight=5.0,
+            source="ggml block_q4_1: 2 f16 + 16 B = 20 B per 32 weights",
+        ),
+        WeightType(
+            name="Q5_0",
+            bits_per_weight=5.5,
+            source="ggml block_q5_0: f16 + 4 B high bits + 16 B = 22 B per 32 weights",
+        ),
+        WeightType(
+            name="Q5_1",
+            bits_per_weight=6.0,
+            source="ggml block_q5_1: 2 f16 + 4 B + 16 B = 24 B per 32 weights",
+        ),
+        WeightType(
+            name="Q3_K",
+            bits_per_weight=3.4375,
+            source="ggml block_q3_K: 32 + 64 + 12 B + f16 = 110 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ2_XS",
+            bits_per_weight=2.3125,
+            source="ggml block_iq2_xs: f16 + 64 + 8 B = 74 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ2_S",
+            bits_per_weight=2.5625,
+            source="ggml block_iq2_s: f16 + 64 + 8 + 8 B = 82 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ3_XXS",
+            bits_per_weight=3.0625,
+            source="ggml block_iq3_xxs: f16 + 64 + 32 B = 98 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ3_S",
+            bits_per_weight=3.4375,
+            source="ggml block_iq3_s: f16 + 64 + 8 + 32 + 4 B = 110 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ1_S",
+            bits_per_weight=1.5625,
+            source="ggml block_iq1_s: f16 + 32 + 16 B = 50 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ1_M",
+            bits_per_weight=1.75,
+            source="ggml block_iq1_m: 32 + 16 + 8 B = 56 B per 256 weights",
+        ),
+        WeightType(
+            name="IQ4_NL",
+            bits_per_weight=4.5,
+            source="ggml block_iq4_nl: f16 + 16 B = 18 B per 32 weights",
+        ),
+        WeightType(name="F32", bits_per_weight=32.0, source="IEEE single, 4 bytes"),
+        WeightType(name="Q2_K", bits_per_weight=3.1593, source=MIX_TABLE),
+        WeightType(name="Q2_K_S", bits_per_weight=2.9697, source=MIX_TABLE),
+        WeightType(name="Q3_K_S", bits_per_weight=3.6429, source=MIX_TABLE),
+        WeightType(name="Q3_K_L", bits_per_weight=4.2979, source=MIX_TABLE),
+        WeightType(name="Q4_K_S", bits_per_weight=4.6672, source=MIX_TABLE),
+        WeightType(name="Q5_K_S", bits_per_weight=5.5704, source=MIX_TABLE),
+        WeightType(name="IQ2_M", bits_per_weight=2.9294, source=MIX_TABLE),
+        WeightType(name="IQ3_XS", bits_per_weight=3.4977, source=MIX_TABLE),
+        WeightType(name="IQ3_M", bits_per_weight=3.7628, source=MIX_TABLE),
         WeightType(
             name="Q5_K_M",
             bits_per_weight=5.68,

@@ -87,14 +87,21 @@ def number(
 
 
 def integer(
-    section: Mapping[str, object], key: str, path: str, default: int | None, *, upper: int
+    section: Mapping[str, object],
+    key: str,
+    path: str,
+    default: int | None,
+    *,
+    upper: int,
+    lower: int = 1,
 ) -> int:
     value = section.get(key, default)
     field = f"{path}.{key}"
     if value is None:
         raise EngineInputError(field=field, message="is required")
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
-        raise EngineInputError(field=field, message=f"must be a positive integer ≤ {upper}")
+    if isinstance(value, bool) or not isinstance(value, int) or not lower <= value <= upper:
+        allowed = f"a positive integer ≤ {upper}" if lower == 1 else f"an integer {lower}–{upper}"
+        raise EngineInputError(field=field, message=f"must be {allowed}")
     return value
 
 

@@ -29,9 +29,21 @@ MAX_GPU_COUNT = 64
 MAX_CORES = 1024
 MAX_GHZ = 10.0
 HARDWARE_FIELDS = frozenset(
-    {"gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "cpu", "unified", "link_gbps"}
+    {
+        "gpu",
+        "gpu_count",
+        "nvme_gbps",
+        "ram_gb",
+        "pinned_gb",
+        "cpu",
+        "unified",
+        "link_gbps",
+        "interconnect_gbps",
+    }
 )
-GPU_FIELDS = frozenset({"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps"})
+GPU_FIELDS = frozenset(
+    {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops"}
+)
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
 UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
 # What a figure may be (inclusive), in its request unit: physical devices sit far inside
@@ -39,6 +51,7 @@ UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
 FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "gpu.vram_gb": (0.25, 65_536.0),
     "gpu.bf16_tflops": (0.01, 1_000_000.0),
+    "gpu.fp16_tflops": (0.01, 1_000_000.0),
     "gpu.pcie_gbps": (0.01, 100_000.0),
     "gpu.mem_gbps": (0.1, 1_000_000.0),
     "cpu.mem_gbps": (0.1, 1_000_000.0),
@@ -51,13 +64,14 @@ FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "pinned_gb": (0.0, 1_048_576.0),
     "nvme_gbps": (0.01, 100_000.0),
     "link_gbps": (0.01, 100_000.0),
+    "interconnect_gbps": (0.01, 100_000.0),
 }
 # Host RAM when a request leaves it out, GiB: training assumes seed 000's 32 GB host (Build
 # A); serving assumes none, so a CPU placement needs `ram_gb` stated.
 HARDWARE_DEFAULTS: dict[str, dict[str, float]] = {TRAIN: {"ram_gb": 32.0}, INFER: {"ram_gb": 0.0}}
 # The sections each kind writes back (and so hashes): what its rules read.
 ECHOED: dict[str, tuple[str, ...]] = {
-    TRAIN: ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb"),
+    TRAIN: ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "interconnect_gbps"),
     INFER: ("ram_gb", "link_gbps", "gpu", "gpu_count", "cpu", "unified"),
 }
 
@@ -122,6 +136,7 @@ def parse_gpu(value: object) -> GpuSpec:
     if not isinstance(fp4, bool):
         raise EngineInputError(field=f"{path}.fp4", message="must be true or false")
     mem_gbps = figures.get("mem_gbps")
+    fp16 = figures.get("fp16_tflops")
     return GpuSpec(
         name=str(figures.get("name") or "GPU"),
         vram_gib=_figure(figures, "gpu.vram_gb"),
@@ -129,6 +144,7 @@ def parse_gpu(value: object) -> GpuSpec:
         pcie_gbps=_figure(figures, "gpu.pcie_gbps"),
         fp4=fp4,
         mem_gbps=None if mem_gbps is None else _figure(figures, "gpu.mem_gbps"),
+        fp16_tflops=None if fp16 is None else _figure(figures, "gpu.fp16_tflops"),
     )
 
 
@@ -195,6 +211,9 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
         pinned_gib=pinned,
         nvme_gbps=_figure(hardware, "nvme_gbps", NVME_GEN4_X1_GBPS),
         link_gbps=0.0 if link is None else link,
+        interconnect_gbps=None
+        if hardware.get("interconnect_gbps") is None
+        else _figure(hardware, "interconnect_gbps"),
     )
 
 
@@ -206,6 +225,8 @@ def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
         "pcie_gbps": float(gpu.pcie_gbps),
         "fp4": bool(gpu.fp4),
         "mem_gbps": None if gpu.mem_gbps is None else float(gpu.mem_gbps),
+        # only when known, so requests without it keep their input hash
+        **({} if gpu.fp16_tflops is None else {"fp16_tflops": float(gpu.fp16_tflops)}),
     }
 
 
@@ -230,6 +251,7 @@ def hardware_to_json(hw: Hardware, *, kind: str) -> dict[str, Any]:
         "ram_gb": float(hw.ram_gib),
         "pinned_gb": float(hw.pinned_gib),
         "link_gbps": float(hw.link_gbps) if hw.link_gbps else None,
+        "interconnect_gbps": None if hw.interconnect_gbps is None else float(hw.interconnect_gbps),
         "cpu": None if hw.cpu is None else _cpu_to_json(hw.cpu),
         "unified": None if hw.unified is None else _unified_to_json(hw.unified),
     }

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from simulator.engine.calibration.efficiency import RUNTIMES, TORCHTUNE
+from simulator.engine.calibration.efficiency import INFERENCE_RUNTIMES
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.io.fields import choice, integer, optional_integer, require_known_fields
+from simulator.engine.io.hardware import MAX_GPU_COUNT
 from simulator.engine.io.model import workload_model
 from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE, KV_CACHE_BYTES_PER_ELEMENT
 from simulator.engine.serve.placement import PLACEMENTS
@@ -28,7 +29,8 @@ KV_CACHE_TYPES = tuple(KV_CACHE_BYTES_PER_ELEMENT)
 
 INFER_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "placement", "context", "prompt_tokens", "batch",
-    "kv_cache_type", "ubatch", "offload_from_layer", "runtime",
+    "kv_cache_type", "ubatch", "offload_from_layer", "runtime", "prefill_depth_tokens",
+    "tensor_parallel",
 })  # fmt: skip
 
 
@@ -46,7 +48,11 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
         prompt_tokens=integer(
             workload, "prompt_tokens", path, DEFAULT_PROMPT_TOKENS, upper=MAX_CONTEXT
         ),
+        prefill_depth_tokens=integer(
+            workload, "prefill_depth_tokens", path, 0, lower=0, upper=MAX_CONTEXT
+        ),
         batch=integer(workload, "batch", path, 1, upper=MAX_BATCH),
+        tensor_parallel=integer(workload, "tensor_parallel", path, 1, upper=MAX_GPU_COUNT),
         kv_cache_type=choice(
             workload, "kv_cache_type", path, KV_CACHE_TYPES, DEFAULT_KV_CACHE_TYPE
         ),
@@ -61,5 +67,4 @@ def _runtime(workload: Mapping[str, object]) -> str | None:
     """The runtime family whose constants apply; None → the usual one per device class."""
     if workload.get("runtime") is None:
         return None
-    inference_runtimes = tuple(r for r in RUNTIMES if r != TORCHTUNE)
-    return choice(workload, "runtime", "workload", inference_runtimes, inference_runtimes[0])
+    return choice(workload, "runtime", "workload", INFERENCE_RUNTIMES, INFERENCE_RUNTIMES[0])

@@ -40,6 +40,10 @@ def infer_workload_to_json(w: InferWorkload, model_config_json: str | None) -> d
     }
     if w.runtime is not None:  # only when named, so earlier requests keep their input hash
         workload["runtime"] = w.runtime
+    if w.prefill_depth_tokens:  # likewise
+        workload["prefill_depth_tokens"] = int(w.prefill_depth_tokens)
+    if w.tensor_parallel > 1:
+        workload["tensor_parallel"] = int(w.tensor_parallel)
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload

@@ -18,10 +18,15 @@ from simulator.engine.io.model import workload_model
 from simulator.engine.model.lora import ALL_TARGETS, DEFAULT_LORA_RANK, LoraConfig
 from simulator.engine.train.memory import MAX_MICRO_BATCH
 from simulator.engine.train.workload import (
+    DEFAULT_MODE,
+    DEFAULT_OPTIMIZER,
     DEFAULT_SEQ_LEN,
     DEFAULT_UTILIZATION,
     MODE_REFERENCE,
     MODE_REFINED,
+    OPTIMIZERS,
+    PARALLELISMS,
+    PIPELINE,
     TRAIN,
     TrainWorkload,
 )
@@ -40,6 +45,7 @@ TRAIN_MODES = (MODE_REFERENCE, MODE_REFINED)
 TRAIN_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "seq_len", "lora_rank", "lora_targets", "tokens",
     "mode", "utilization", "micro_batches", "max_micro_batch", "activation_checkpointing",
+    "parallelism", "full_finetune", "optimizer",
 })  # fmt: skip
 
 
@@ -65,6 +71,18 @@ def _checkpointing(workload: Mapping[str, object], mode: str) -> bool:
     return value
 
 
+def _full_finetune(workload: Mapping[str, object], quant: str) -> bool:
+    value = workload.get("full_finetune", False)
+    if not isinstance(value, bool):
+        raise EngineInputError(field="workload.full_finetune", message="must be true or false")
+    if value and quant.upper() != "BF16":
+        raise EngineInputError(
+            field="workload.full_finetune",
+            message="full fine-tuning trains BF16 weights: use quant 'BF16'",
+        )
+    return value
+
+
 def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
     path = "workload"
     require_known_fields(workload, TRAIN_WORKLOAD_FIELDS, path)
@@ -72,7 +90,7 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
     quant = workload.get("quant")
     if not isinstance(quant, str):
         raise EngineInputError(field="workload.quant", message="must be a format name")
-    mode = choice(workload, "mode", path, TRAIN_MODES, MODE_REFERENCE)
+    mode = choice(workload, "mode", path, TRAIN_MODES, DEFAULT_MODE)
     return TrainWorkload(
         model=workload_model(workload),
         quant=quant_format(quant),
@@ -88,4 +106,7 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
         ),
         mode=mode,
         activation_checkpointing=_checkpointing(workload, mode),
+        parallelism=choice(workload, "parallelism", path, PARALLELISMS, PIPELINE),
+        full_finetune=_full_finetune(workload, quant),
+        optimizer=choice(workload, "optimizer", path, OPTIMIZERS, DEFAULT_OPTIMIZER),
     )

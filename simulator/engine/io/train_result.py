@@ -10,7 +10,7 @@ from simulator.engine.io.hardware import hardware_to_json
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, vram_breakdown_gib
 from simulator.engine.train.reference import SplitResult
 from simulator.engine.train.result import ModelFacts, TrainResult
-from simulator.engine.train.workload import TRAIN, TrainWorkload
+from simulator.engine.train.workload import DEFAULT_OPTIMIZER, PIPELINE, TRAIN, TrainWorkload
 from simulator.engine.units import GIB
 from simulator.engine.version import ENGINE_VERSION
 from simulator.engine.workload import TrainRequest
@@ -51,6 +51,12 @@ def train_workload_to_json(w: TrainWorkload, model_config_json: str | None) -> d
     }
     if not w.activation_checkpointing:  # only when off: stored inputs of other runs unchanged
         workload["activation_checkpointing"] = False
+    if w.parallelism != PIPELINE:  # likewise
+        workload["parallelism"] = w.parallelism
+    if w.full_finetune:
+        workload["full_finetune"] = True
+    if w.optimizer != DEFAULT_OPTIMIZER:
+        workload["optimizer"] = w.optimizer
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload

@@ -55,10 +55,41 @@ class ModelShape:
     tie_word_embeddings: bool
     mtp_layers: int = 0
     card_params_b: float | None = None
+    # Sliding-window attention: `sliding_layers` of the layers attend to the last
+    # `sliding_window` positions only (and keep only those in the KV cache); the rest attend
+    # to the whole context.
+    sliding_window: int = 0
+    sliding_layers: int = 0
+    # The longest context the model was configured for (config.json max_position_embeddings);
+    # None when the config does not say.
+    trained_context: int | None = None
 
     @property
     def is_moe(self) -> bool:
         return self.num_experts > 0
+
+    def attended_positions(self, context: float) -> float:
+        """Mean over layers of the cached positions one query attends to (and one sequence
+        keeps in the cache) at `context` tokens: all of them in a full-attention layer, at
+        most `sliding_window` in a sliding one."""
+        if not self.sliding_layers:
+            return float(context)
+        sliding = min(float(context), float(self.sliding_window))
+        full = self.num_layers - self.sliding_layers
+        return (full * float(context) + self.sliding_layers * sliding) / self.num_layers
+
+    def attended_pairs(self, depth: int, tokens: int) -> float:
+        """Mean over layers of the query–key pairs of `tokens` causal queries appended after
+        `depth` cached tokens: Σ over positions p = depth+1 … depth+tokens of the keys p sees
+        (p, or at most `sliding_window` in a sliding layer)."""
+        full_pairs = tokens * depth + tokens * (tokens + 1) / 2
+        if not self.sliding_layers:
+            return full_pairs
+        window = self.sliding_window
+        below = max(min(depth + tokens, window) - depth, 0)  # positions p ≤ window
+        sliding_pairs = below * depth + below * (below + 1) / 2 + (tokens - below) * window
+        full = self.num_layers - self.sliding_layers
+        return (full * full_pairs + self.sliding_layers * sliding_pairs) / self.num_layers
 
     @property
     def moe_layers(self) -> int:
@@ -130,6 +161,32 @@ def _dense_first_layers(config: Mapping[str, object], num_layers: int, *, path: 
     return count
 
 
+SLIDING_LAYER_TYPE = "sliding_attention"
+
+
+def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
+    """How many layers use the sliding window: those `layer_types` marks "sliding_attention"
+    (gpt-oss, Gemma 3, Qwen3 next); every layer but each `sliding_window_pattern`-th (Gemma
+    3's older configs); none when `use_sliding_window` is false (Qwen2/2.5 carry an unused
+    window); else all (Mistral 7B v0.1)."""
+    if not config.get("sliding_window"):
+        return 0
+    types = config.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != num_layers:
+            raise EngineInputError(
+                field=f"{path}.layer_types",
+                message=f"must be a list of {num_layers} layer types (one per layer)",
+            )
+        return sum(1 for kind in types if kind == SLIDING_LAYER_TYPE)
+    if config.get("use_sliding_window") is False:
+        return 0
+    if config.get("sliding_window_pattern") is not None:
+        pattern = _int(config, "sliding_window_pattern", path=path)
+        return num_layers - num_layers // pattern
+    return num_layers
+
+
 def parse_model_config(
     config: Mapping[str, object], *, slug: str, path: str = "model.config"
 ) -> ModelShape:
@@ -167,4 +224,7 @@ def parse_model_config(
         tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
         mtp_layers=_opt_int(config, "num_nextn_predict_layers", 0, path=path),
         card_params_b=float(card) if isinstance(card, int | float) else None,
+        sliding_window=_opt_int(config, "sliding_window", 0, path=path),
+        sliding_layers=_sliding_layers(config, num_layers, path=path),
+        trained_context=_opt_int(config, "max_position_embeddings", 0, path=path) or None,
     )

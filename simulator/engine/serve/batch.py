@@ -62,7 +62,13 @@ class _Shared:
         """The workload in `placement` on `hardware`, as `simulate_inference` runs it (hybrid
         at `offload_from_layer`); raises what it raises."""
         w = self.workload
-        devices = devices_for(hardware, placement, runtime=w.runtime, efficiency=self.efficiency)
+        devices = devices_for(
+            hardware,
+            placement,
+            runtime=w.runtime,
+            efficiency=self.efficiency,
+            tensor_parallel=w.tensor_parallel,
+        )
         placed = self.layout(placement, offload_from_layer if placement == HYBRID else None)
         if isinstance(placed, EngineInputError):
             raise placed.with_traceback(None)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulator.engine.costs import ZERO, Cost, CostRules
-from simulator.engine.model.config import AttentionShape
+from simulator.engine.model.config import AttentionShape, ModelShape
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import Placement, Share
 
@@ -77,10 +77,11 @@ class DecodeStep:
     locations: tuple[LocationStep, ...]
     link_bytes: float
     link_s: float
+    allreduce_s: float = 0.0  # tensor parallelism's all-reduces between the GPUs
 
     @property
     def step_s(self) -> float:
-        return sum(step.time_s for step in self.locations) + self.link_s
+        return sum(step.time_s for step in self.locations) + self.link_s + self.allreduce_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -90,7 +91,7 @@ class DecodeStep:
     def bottleneck(self) -> str:
         """The largest single term: a location's memory, compute or per-layer overhead, or
         the link."""
-        terms = {"link": self.link_s}
+        terms = {"link": self.link_s, "tensor-parallel all-reduce": self.allreduce_s}
         for step in self.locations:
             terms[f"{step.location} memory bandwidth"] = step.memory_s
             terms[f"{step.location} compute"] = step.compute_s
@@ -101,7 +102,7 @@ class DecodeStep:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodeInputs:
     placement: Placement
-    attention: AttentionShape
+    model: ModelShape
     kv_bytes_per_token: float
     context: int
     batch: int
@@ -150,15 +151,17 @@ def routed_experts(x: ShareStep) -> Cost:
 
 @DECODE_RULES.register("kv_cache")
 def kv_cache(x: ShareStep) -> Cost:
-    """Where the KV cache lives: every cached position read once per sequence, and attention's
-    FLOPs over them."""
+    """Where the KV cache lives: every cached position a layer attends to read once per
+    sequence (a sliding layer at most its window), and attention's FLOPs over them."""
     inputs = x.inputs
     if x.share.location != inputs.placement.kv_location:
         return ZERO
-    positions = inputs.context * inputs.batch
-    per_position = decode_attention_flops_per_position(inputs.attention)
+    positions = inputs.model.attended_positions(inputs.context) * inputs.batch
+    per_position = decode_attention_flops_per_position(inputs.model.attention)
     return Cost(
         kv_bytes=inputs.kv_bytes_per_token * positions,
+        # One query per sequence: matrix–vector work like the weights' GEMVs, not the
+        # prompt's attention kernels, so it runs at the GEMM efficiency.
         flops=float(per_position * inputs.placement.parts.num_layers * positions),
     )
 
@@ -206,7 +209,7 @@ def location_step(location: str, cost: Cost, device: Device) -> LocationStep:
         location=location,
         weight_bytes=cost.weight_bytes,
         kv_bytes=cost.kv_bytes,
-        flops=cost.flops,
+        flops=cost.all_flops,
         memory_s=memory_s,
         compute_s=compute_s,
         overhead_s=cost.layer_visits * device.device_class.layer_overhead_s,

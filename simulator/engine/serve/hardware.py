@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 from simulator.engine.costs import Cost
 from simulator.engine.errors import EngineInputError
-from simulator.engine.hardware import GPU_RESERVE_GIB, LLAMA_CPP, CpuSpec, Hardware, UnifiedSpec
+from simulator.engine.hardware import (
+    BF16_ACC32,
+    GPU_RESERVE_GIB,
+    LLAMA_CPP,
+    CpuSpec,
+    Hardware,
+    UnifiedSpec,
+)
 from simulator.engine.units import GB, GIB, TERA
 
 GPU, CPU, UNIFIED = "gpu", "cpu", "unified"
@@ -29,6 +36,15 @@ class DeviceClass:
     bandwidth_efficiency: float
     flops_efficiency: float
     layer_overhead_s: float
+    # Fraction of peak FLOPS the attention kernels reach (QKᵀ, score·V over the cache); None:
+    # the GEMMs' flops_efficiency, the prior until measurements at depth pin it.
+    attention_efficiency: float | None = None
+
+    @property
+    def attention_flops_efficiency(self) -> float:
+        if self.attention_efficiency is None:
+            return self.flops_efficiency
+        return self.attention_efficiency
 
 
 DEVICE_CLASSES: dict[str, DeviceClass] = {
@@ -69,17 +85,25 @@ class Device:
 UNIFIED_GPU_FRACTION = 0.75
 
 
-def gpu_device(hardware: Hardware, constants: DeviceClass | None = None) -> Device:
+def gpu_device(
+    hardware: Hardware,
+    constants: DeviceClass | None = None,
+    path: str = BF16_ACC32,
+    tensor_parallel: int = 1,
+) -> Device:
     """Layer split: each token visits the GPUs one after another, so one GPU's bandwidth and
-    FLOPS set the pace while their memory adds up."""
+    FLOPS set the pace while their memory adds up. Tensor parallel over T of them: each holds
+    1/T of every layer and they read and compute it at once, T GPUs' bandwidth and FLOPS (the
+    all-reduces between them are `tensor_parallel_allreduce_s`). `path`: the runtime's tensor
+    kernel path, whose peak the FLOPS are."""
     gpu = hardware.require_gpu()
     if gpu.mem_gbps is None:
         raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
     usable = (gpu.vram_gib - GPU_RESERVE_GIB[LLAMA_CPP]) * hardware.gpu_count
     return Device(
         location=GPU,
-        bandwidth_bps=gpu.mem_gbps * GB,
-        peak_flops=gpu.bf16_tflops * TERA,
+        bandwidth_bps=gpu.mem_gbps * GB * tensor_parallel,
+        peak_flops=gpu.tensor_tflops(path) * TERA * tensor_parallel,
         capacity_bytes=max(usable, 0.0) * GIB,
         constants=constants,
     )
@@ -111,9 +135,28 @@ def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
     cls = device.device_class
     memory = cost.memory_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency)
     compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
+    if cost.attention_flops:
+        compute += cost.attention_flops / (device.peak_flops * cls.attention_flops_efficiency)
     return memory, compute
 
 
 def link_seconds(link_bytes: float, link_gbps: float) -> float:
     """Seconds for `link_bytes` over the CPU–GPU link (none when nothing crosses it)."""
     return link_bytes / (link_gbps * GB) if link_bytes else 0.0
+
+
+ALLREDUCES_PER_LAYER = 2  # Megatron-LM (Shoeybi et al. 2019 §3): after attention and after the MLP
+ACTIVATION_BYTES_TP = 2  # BF16/FP16 hidden states
+
+
+def tensor_parallel_allreduce_s(
+    *, layers: int, hidden_size: int, tokens: int, tensor_parallel: int, link_gbps: float
+) -> float:
+    """Seconds of the all-reduces of `tokens` hidden states across T GPUs: two per layer; a
+    ring all-reduce moves 2(T − 1)/T of the message through each GPU's link. Their fixed
+    latency is part of the runtime's fitted per-layer overhead."""
+    if tensor_parallel <= 1:
+        return 0.0
+    message = tokens * hidden_size * ACTIVATION_BYTES_TP
+    per_gpu = 2 * (tensor_parallel - 1) / tensor_parallel * message
+    return ALLREDUCES_PER_LAYER * layers * per_gpu / (link_gbps * GB)

@@ -6,12 +6,14 @@ decode (decode.py) at `context` cached tokens and prefill (prefill.py) of `promp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 from simulator.engine.calibration.efficiency import (
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
     Efficiency,
     load_efficiency,
+    tensor_path,
 )
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
@@ -29,6 +31,7 @@ from simulator.engine.serve.hardware import (
     Device,
     cpu_device,
     gpu_device,
+    tensor_parallel_allreduce_s,
     unified_device,
 )
 from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
@@ -72,16 +75,19 @@ def devices_for(
     *,
     runtime: str | None = None,
     efficiency: Efficiency | None = None,
+    tensor_parallel: int = 1,
 ) -> dict[str, Device]:
     """The devices the placement needs, each with `runtime`'s constants on its class
     (`efficiency`, default the shipped fit); `EngineInputError` naming a missing part."""
     table = load_efficiency() if efficiency is None else efficiency
+    if tensor_parallel > 1:
+        _check_tensor_parallel(hardware, placement, tensor_parallel)
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
     devices: dict[str, Device] = {}
     for location in needs:
         constants = table.device_class(runtime, location)
         if location == GPU and hardware.gpu is not None:
-            devices[GPU] = gpu_device(hardware, constants)
+            devices[GPU] = gpu_device(hardware, constants, tensor_path(runtime), tensor_parallel)
         elif location == CPU and hardware.cpu is not None:
             devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
         elif location == UNIFIED and hardware.unified is not None:
@@ -90,6 +96,19 @@ def devices_for(
             message = f"placement {placement!r} needs a {location} in the hardware"
             raise EngineInputError(field=f"hardware.{location}", message=message)
     return devices
+
+
+def _check_tensor_parallel(hardware: Hardware, placement: str, tensor_parallel: int) -> None:
+    field = "workload.tensor_parallel"
+    if placement != GPU:
+        message = (
+            f"tensor parallelism splits layers across GPUs: placement 'gpu', not {placement!r}"
+        )
+        raise EngineInputError(field=field, message=message)
+    count = hardware.gpu_count if hardware.gpu is not None else 0
+    if count % tensor_parallel:
+        message = f"must divide the machine's {count} GPU(s) into equal groups"
+        raise EngineInputError(field=field, message=message)
 
 
 def needed_bytes(share: Share, placement: Placement, kv_cache_bytes: float) -> float:
@@ -124,9 +143,13 @@ class PlacedWorkload:
 
 
 def kv_cache_size(workload: InferWorkload) -> float:
-    """Bytes of the whole KV cache: `context` tokens of each of `batch` sequences."""
+    """Bytes of the whole KV cache: `context` tokens of each of `batch` sequences (a prompt
+    at `prefill_depth_tokens` needs that depth and the prompt), sliding layers holding at
+    most their window."""
     w = workload
-    return kv_bytes_per_token(w.model, w.kv_cache_type) * w.context * w.batch
+    tokens = max(w.context, w.prefill_depth_tokens + w.prompt_tokens)
+    per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
+    return per_token * w.model.attended_positions(tokens) * w.batch
 
 
 def placed_workload(
@@ -138,7 +161,7 @@ def placed_workload(
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
     inputs = DecodeInputs(
         placement=placement,
-        attention=w.model.attention,
+        model=w.model,
         kv_bytes_per_token=per_token,
         context=w.context,
         batch=w.batch,
@@ -152,8 +175,10 @@ def placed_workload(
         decode=decode_work(inputs),
         prefill=prefill_work(
             placement,
-            w.model.attention,
+            w.model,
             tokens=w.prompt_tokens,
+            depth=w.prefill_depth_tokens,
+            kv_bytes_per_token=per_token,
             ubatch=w.ubatch,
             experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
         ),
@@ -167,6 +192,14 @@ def run_placed(
     `CapacityError` when a location cannot hold its share."""
     placement, link_gbps = placed.placement, request.hardware.link_gbps
     check_fits(placement, devices, placed.kv_cache_bytes)
+    w = request.workload
+    allreduce = partial(
+        tensor_parallel_allreduce_s,
+        layers=placement.parts.num_layers,
+        hidden_size=placement.parts.hidden_size,
+        tensor_parallel=w.tensor_parallel,
+        link_gbps=gpu_link_gbps(request.hardware),
+    )
     home = placement.share(placement.kv_location)
     assert home is not None  # every placement keeps the KV cache with its home share
     free = devices[placement.kv_location].capacity_bytes - home.stored_bytes
@@ -175,11 +208,28 @@ def run_placed(
         placement=placement,
         kv_bytes_per_token=placed.kv_bytes_per_token,
         kv_cache_bytes=placed.kv_cache_bytes,
-        max_context=max_context(free, placed.kv_bytes_per_token, sequences=request.workload.batch),
+        max_context=max_context(
+            free,
+            placed.kv_bytes_per_token,
+            sequences=request.workload.batch,
+            model=request.workload.model,
+        ),
         devices=tuple(devices.values()),
-        decode=decode_time(placed.decode, devices, link_gbps),
-        prefill=prefill_time(placed.prefill, devices, link_gbps),
+        decode=replace(
+            decode_time(placed.decode, devices, link_gbps), allreduce_s=allreduce(tokens=w.batch)
+        ),
+        prefill=replace(
+            prefill_time(placed.prefill, devices, link_gbps),
+            allreduce_s=allreduce(tokens=w.prompt_tokens),
+        ),
     )
+
+
+def gpu_link_gbps(hardware: Hardware) -> float:
+    """The GPU–GPU link: NVLink where stated, else the GPUs' PCIe (0 without a GPU)."""
+    if hardware.interconnect_gbps:
+        return hardware.interconnect_gbps
+    return hardware.gpu.pcie_gbps if hardware.gpu is not None else 0.0
 
 
 def simulate_inference(
@@ -187,7 +237,13 @@ def simulate_inference(
 ) -> InferenceResult:
     """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
     w, table = request.workload, load_efficiency() if efficiency is None else efficiency
-    devices = devices_for(request.hardware, w.placement, runtime=w.runtime, efficiency=table)
+    devices = devices_for(
+        request.hardware,
+        w.placement,
+        runtime=w.runtime,
+        efficiency=table,
+        tensor_parallel=w.tensor_parallel,
+    )
     parts = model_parts(w.model)
     placed = placed_workload(w, parts, routing_pool_fraction=table.routing_pool_fraction)
     return run_placed(placed, request, devices)

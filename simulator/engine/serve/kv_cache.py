@@ -42,8 +42,25 @@ def kv_bytes_per_token(model: ModelShape, cache_type: str = DEFAULT_KV_CACHE_TYP
     return model.num_layers * per_layer * KV_CACHE_BYTES_PER_ELEMENT[cache_type]
 
 
-def max_context(free_bytes: float, bytes_per_token: float, *, sequences: int = 1) -> int:
-    """The most tokens per sequence whose cache fits in `free_bytes` (0 if none)."""
+def max_context(
+    free_bytes: float,
+    bytes_per_token: float,
+    *,
+    sequences: int = 1,
+    model: ModelShape | None = None,
+) -> int:
+    """The most tokens per sequence whose cache fits in `free_bytes` (0 if none), and never
+    past the context the model was configured for (`model.trained_context`). A sliding layer
+    keeps at most `sliding_window` positions, so past the window only the full-attention
+    layers' share of `bytes_per_token` grows with the context."""
     if free_bytes <= 0:
         return 0
-    return math.floor(free_bytes / (bytes_per_token * sequences))
+    per_sequence = free_bytes / (bytes_per_token * sequences)  # in mean positions per layer
+    tokens = float(per_sequence)
+    if model is not None and model.sliding_layers and per_sequence > model.sliding_window:
+        full = model.num_layers - model.sliding_layers
+        slid = model.sliding_layers * model.sliding_window
+        tokens = math.inf if full == 0 else (per_sequence * model.num_layers - slid) / full
+    if model is not None and model.trained_context is not None:
+        tokens = min(tokens, float(model.trained_context))
+    return math.floor(tokens) if math.isfinite(tokens) else 0

@@ -1,11 +1,13 @@
-"""Prefill: a prompt of `prompt_tokens` on an empty cache, bounded by arithmetic.
+"""Prefill: a prompt of `prompt_tokens` appended after `depth` tokens already in the KV cache,
+bounded by arithmetic.
 
 FLOPs: 2 per active weight per token (the LM head only for the last token) plus causal
-attention, 2·nh·(d_qk + d_v) per query–key pair over P(P+1)/2 pairs per layer. The prompt runs
-in micro-batches of `ubatch` tokens, each reading the weights once, so time is
-max(FLOPs / FLOPS, micro-batches × weight bytes / bandwidth) on the computing device, plus a
-fixed cost per layer per micro-batch. Hybrid computes on the GPU: llama.cpp copies each
-CPU-resident expert tensor over the link for every micro-batch of ≥ 32 tokens
+attention, 2·nh·(d_qk + d_v) per query–key pair over P·D + P(P+1)/2 pairs per layer at depth D
+(a sliding layer's queries see at most its window). The prompt runs in micro-batches of
+`ubatch` tokens, each reading the weights and the cache so far once, so time is
+max(FLOPs / FLOPS, micro-batches × (weight + cache bytes) / bandwidth) on the computing
+device, plus a fixed cost per layer per micro-batch. Hybrid computes on the GPU: llama.cpp
+copies each CPU-resident expert tensor over the link for every micro-batch of ≥ 32 tokens
 (GGML_OP_OFFLOAD_MIN_BATCH), so those bytes cross the link once per micro-batch.
 
 Each term is a rule of `PREFILL_RULES` (costs.py); `prefill_work` counts, `prefill_time` turns
@@ -18,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from simulator.engine.costs import ZERO, Cost, CostRules
-from simulator.engine.model.config import AttentionShape
+from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import score_flops_per_token_per_position
 from simulator.engine.serve.decode import FLOPS_PER_MAC
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
@@ -34,10 +36,16 @@ class PrefillRun:
     overhead_s: float
     link_bytes: float
     link_s: float
+    allreduce_s: float = 0.0  # tensor parallelism's all-reduces between the GPUs
 
     @property
     def time_s(self) -> float:
-        return max(self.compute_s, self.weight_read_s) + self.overhead_s + self.link_s
+        return (
+            max(self.compute_s, self.weight_read_s)
+            + self.overhead_s
+            + self.link_s
+            + self.allreduce_s
+        )
 
     @property
     def tokens_per_s(self) -> float:
@@ -51,10 +59,12 @@ class PrefillInputs:
     (llama.cpp)."""
 
     placement: Placement
-    attention: AttentionShape
+    model: ModelShape
     tokens: int
     micro_batches: int
     experts_compute_on_cpu: bool
+    depth: int = 0  # tokens already in the cache
+    kv_bytes_per_token: float = 0.0
 
     @property
     def offloaded(self) -> Share | None:
@@ -93,10 +103,21 @@ def lm_head(x: PrefillInputs) -> Cost:
 
 @PREFILL_RULES.register("causal_attention")
 def causal_attention(x: PrefillInputs) -> Cost:
-    """QKᵀ and score·V over the P(P+1)/2 query–key pairs of a causal prompt, every layer."""
-    pairs = x.tokens * (x.tokens + 1) / 2
-    per_pair = score_flops_per_token_per_position(x.attention)
-    return Cost(flops=per_pair * x.placement.parts.num_layers * pairs)
+    """QKᵀ and score·V over the query–key pairs of a causal prompt after `depth` cached tokens,
+    P·D + P(P+1)/2 per full-attention layer (model.attended_pairs), every layer."""
+    pairs = x.model.attended_pairs(x.depth, x.tokens)
+    per_pair = score_flops_per_token_per_position(x.model.attention)
+    return Cost(attention_flops=per_pair * x.placement.parts.num_layers * pairs)
+
+
+@PREFILL_RULES.register("cache_reads")
+def cache_reads(x: PrefillInputs) -> Cost:
+    """Each micro-batch's attention reads the cache written before it once: on average the
+    depth and half the prompt (a sliding layer at most its window)."""
+    if not x.kv_bytes_per_token:
+        return ZERO
+    mean_positions = x.model.attended_positions(x.depth + x.tokens / 2)
+    return Cost(kv_bytes=x.micro_batches * x.kv_bytes_per_token * mean_positions)
 
 
 @PREFILL_RULES.register("weight_reads")
@@ -147,15 +168,18 @@ class PrefillWork:
 
 def prefill_work(
     placement: Placement,
-    attention: AttentionShape,
+    model: ModelShape,
     *,
     tokens: int,
     ubatch: int,
     experts_compute_on_cpu: bool = False,
+    depth: int = 0,
+    kv_bytes_per_token: float = 0.0,
 ) -> PrefillWork:
     inputs = PrefillInputs(
-        placement=placement, attention=attention, tokens=tokens,
+        placement=placement, model=model, tokens=tokens,
         micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
+        depth=depth, kv_bytes_per_token=kv_bytes_per_token,
     )  # fmt: skip
     return PrefillWork(
         home=HOME[placement.name],
@@ -174,29 +198,10 @@ def prefill_time(work: PrefillWork, devices: dict[str, Device], link_gbps: float
         compute_s += memory_and_compute_s(work.cpu_cost, devices[CPU])[1]
     return PrefillRun(
         tokens=work.tokens,
-        flops=cost.flops,
+        flops=cost.all_flops,
         compute_s=compute_s,
         weight_read_s=weight_read_s,
         overhead_s=cost.layer_visits * home.device_class.layer_overhead_s,
         link_bytes=cost.link_bytes,
         link_s=link_seconds(cost.link_bytes, link_gbps),
     )
-
-
-def prefill_run(
-    placement: Placement,
-    attention: AttentionShape,
-    *,
-    tokens: int,
-    ubatch: int,
-    devices: dict[str, Device],
-    link_gbps: float,
-    experts_compute_on_cpu: bool = False,
-) -> PrefillRun:
-    """The prompt on the placement's home device; with `experts_compute_on_cpu` the CPU's
-    share runs after it at the CPU class's FLOPS efficiency."""
-    work = prefill_work(
-        placement, attention, tokens=tokens, ubatch=ubatch,
-        experts_compute_on_cpu=experts_compute_on_cpu,
-    )  # fmt: skip
-    return prefill_time(work, devices, link_gbps)

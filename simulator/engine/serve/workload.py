@@ -21,6 +21,12 @@ class InferWorkload:
     placement: str
     context: int = DEFAULT_CONTEXT
     prompt_tokens: int = DEFAULT_PROMPT_TOKENS
+    # Tokens already in the KV cache when the prompt is processed (llama-bench's -d, a chat's
+    # earlier turns): the prompt's queries attend to them too.
+    prefill_depth_tokens: int = 0
+    # GPUs splitting every layer (vLLM/SGLang --tensor-parallel-size, llama.cpp -sm row); the
+    # rest of the machine's GPUs split layers between groups of this many. 1: layer split only.
+    tensor_parallel: int = 1
     batch: int = 1
     kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
     ubatch: int = DEFAULT_UBATCH

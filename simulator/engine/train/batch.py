@@ -17,7 +17,7 @@ from simulator.engine.simulate import cannot_fit, simulate
 from simulator.engine.train.reference import SplitResult, reference_costs
 from simulator.engine.train.refined_sweep import refined_best_splits
 from simulator.engine.train.sweep import HardwareBatch, sweep
-from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, PIPELINE, TrainWorkload
 from simulator.engine.workload import SimulationRequest
 
 BestSplit = SplitResult | EngineInputError
@@ -42,9 +42,15 @@ def _one(workload: TrainWorkload, hardware: Hardware) -> BestSplit:
         return error
 
 
+def _pipeline_lora(workload: TrainWorkload) -> bool:
+    """The batch solvers cover the layer pipeline of adapters; data-parallel runs and full
+    fine-tuning take the scalar path (one split each, no curve to sweep)."""
+    return workload.parallelism == PIPELINE and not workload.full_finetune
+
+
 def best_splits(workload: TrainWorkload, hardware: Sequence[Hardware]) -> list[BestSplit]:
     """The best split of each configuration, in order (the tie rule of reference.TIE_RULE)."""
-    if workload.mode not in BATCH_SOLVERS:
+    if workload.mode not in BATCH_SOLVERS or not _pipeline_lora(workload):
         return [_one(workload, config) for config in hardware]
     answers: list[BestSplit | None] = [_unsupported(workload, config) for config in hardware]
     runnable = [i for i, answer in enumerate(answers) if answer is None]

@@ -124,6 +124,27 @@ def score_flops_fraction(layer: LayerShape, seq_len: int) -> float:
     return scores / (MATMUL_FLOPS_PER_PARAM * active_params(layer) + scores)
 
 
+# QLoRA (bitsandbytes' NF4, LLM.int8) keeps the frozen base quantized and dequantizes each
+# weight to BF16 every time a matmul uses it (bnb.functional.dequantize_4bit before the GEMM):
+# the forward, the backward's dX = dY·Wᵀ, and the checkpoint's recomputed forward. Each use
+# reads the stored weight and writes its BF16 copy (2 bytes a weight) once; the GEMM reading
+# that copy is the matmul a BF16 base pays anyway. A streaming kernel: this share of the
+# datasheet bandwidth (STREAM-like GPU kernels sustain 80–90 %; docs/model.md, "QLoRA").
+DEQUANT_BANDWIDTH_EFFICIENCY = 0.8
+BF16_BYTES_PER_PARAM = 2
+
+
+def dequant_uses(checkpointing: bool) -> tuple[int, int]:
+    """(uses in the forward, uses in the backward) of each quantized base weight per micro-batch."""
+    return 1, 1 + (1 if checkpointing else 0)
+
+
+def dequant_seconds(stored_bytes: Any, params: Any, mem_gbps: Any) -> Any:
+    """One dequantization of a layer: read its stored bytes, write BF16; floats or arrays."""
+    written = BF16_BYTES_PER_PARAM * params
+    return (stored_bytes + written) / (mem_gbps * 1e9 * DEQUANT_BANDWIDTH_EFFICIENCY)
+
+
 def effective_flops_per_s(bf16_tflops: Any, utilization: Any, speedup: float) -> Any:
     """FLOPs per second the GPU sustains; floats or NumPy arrays alike."""
     return bf16_tflops * TERA * utilization * speedup

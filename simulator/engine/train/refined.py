@@ -26,10 +26,12 @@ from dataclasses import dataclass, replace
 
 from simulator.engine.formats.training import layer_gib
 from simulator.engine.hardware import Hardware
-from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer
+from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer, total_params
 from simulator.engine.model.lora import lora_bytes_per_layer, lora_params_per_layer
 from simulator.engine.train.compute import (
     backward_flops_per_sequence,
+    dequant_seconds,
+    dequant_uses,
     effective_flops_per_s,
     forward_flops_per_sequence,
     lora_forward_flops_per_sequence,
@@ -71,6 +73,7 @@ class Refinements:
     one_f_one_b: bool = True
     frozen_base: bool = True
     decimal_bandwidth: bool = True
+    dequantization: bool = True
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
@@ -92,9 +95,21 @@ class Refinements:
 
 
 ALL_REFINEMENTS = Refinements()
+# What each refinement changes against seed 000's equations, in a line (docs/model.md,
+# "Refined mode", gives the formulas and sources): the build page says why the modes differ.
+REFINEMENT_EFFECTS = {
+    "layer_shapes": "layers as transformers builds them (shared-expert and dense-layer widths)",
+    "utilization_curve": "small micro-batches reach a lower share of peak",
+    "partial_ram": "pinned RAM caches the streamed layers that fit, the rest come from NVMe",
+    "timeline": "transfers and compute placed on a per-layer timeline instead of max(·,·)",
+    "one_f_one_b": "1F1B schedule: the links keep streaming through the pipeline bubble",
+    "frozen_base": "LoRA computes no weight gradients for the frozen base",
+    "decimal_bandwidth": "GiB converted to GB before dividing by GB/s",
+    "dequantization": "QLoRA dequantizes its NF4 base to BF16 on every use",
+}
 NO_REFINEMENTS = Refinements(
     layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
-    one_f_one_b=False, frozen_base=False, decimal_bandwidth=False,
+    one_f_one_b=False, frozen_base=False, decimal_bandwidth=False, dequantization=False,
 )  # fmt: skip
 
 
@@ -108,6 +123,8 @@ class LayerPlan:
     forward_flops_per_sequence: float
     backward_flops_per_sequence: float  # backward plus the checkpoint's recompute, if any
     gib_per_sequence: float
+    params: int = 0  # the layer's weights (all experts), for its dequantization
+    lora_params: int = 0  # its LoRA adapters' weights
 
 
 def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -> list[LayerPlan]:
@@ -123,11 +140,15 @@ def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -
         else:
             shape = dense_layer(model) if dense else moe_layer(model)
         slug = model.slug if not (dense and model.is_moe) else ""  # no measurement for dense
-        adapters = lora_params_per_layer(shape, workload.lora) if refine.frozen_base else None
+        lora = lora_params_per_layer(shape, workload.lora)
+        # full fine-tuning trains every weight: no adapters, every weight gradient
+        adapters = lora if refine.frozen_base and not workload.full_finetune else None
         plans.append(LayerPlan(
             dense=dense,
             gib=layer_gib(shape, quant, model_slug=slug),
-            lora_gib=lora_bytes_per_layer(shape, workload.lora) / GIB,
+            lora_gib=0.0
+            if workload.full_finetune
+            else lora_bytes_per_layer(shape, workload.lora) / GIB,
             forward_flops_per_sequence=forward_flops_per_sequence(shape, s)
             if adapters is None
             else lora_forward_flops_per_sequence(shape, s, adapters),
@@ -135,6 +156,8 @@ def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -
                 shape, s, lora_params=adapters, checkpointing=workload.activation_checkpointing
             ),
             gib_per_sequence=budget_gib_per_sequence(shape, s),
+            params=total_params(shape),
+            lora_params=0 if workload.full_finetune else lora,
         ))  # fmt: skip
     return plans
 
@@ -274,8 +297,16 @@ def evaluate_refined(
     flops_per_s = effective_flops_per_s(
         hw.require_gpu().bf16_tflops, util, workload.quant.compute_speedup
     )
-    forward_s = [batch * p.forward_flops_per_sequence / flops_per_s for p in plans]
-    backward_s = [batch * p.backward_flops_per_sequence / flops_per_s for p in plans]
+    dequant_s = layer_dequant_s(plans, workload, hw.require_gpu().mem_gbps, refine)
+    uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
+    forward_s = [
+        batch * p.forward_flops_per_sequence / flops_per_s + uses_fwd * dq
+        for p, dq in zip(plans, dequant_s, strict=True)
+    ]
+    backward_s = [
+        batch * p.backward_flops_per_sequence / flops_per_s + uses_bwd * dq
+        for p, dq in zip(plans, dequant_s, strict=True)
+    ]
     compute_mb = sum(forward_s) + sum(backward_s)
     streamed = [i for i in range(len(plans)) if i not in resident]
     load_s, source = _transfer_s(plans, streamed, hw, refine)
@@ -289,6 +320,16 @@ def evaluate_refined(
     row = _row(workload, hw, refine, resident_count, len(plans), free, batch,
                compute_mb, transfer_mb, makespan, source)  # fmt: skip
     return RefinedSplit(row=row, timeline=timeline if record else None)
+
+
+def layer_dequant_s(
+    plans: list[LayerPlan], workload: TrainWorkload, mem_gbps: float | None, refine: Refinements
+) -> list[float]:
+    """Seconds of one dequantization of each layer (compute.dequant_seconds); none for a
+    format computed as stored, with the switch off, or on a GPU whose bandwidth is unknown."""
+    if not (refine.dequantization and workload.quant.dequantized_per_use) or not mem_gbps:
+        return [0.0] * len(plans)
+    return [dequant_seconds(p.gib * GIB, p.params, mem_gbps) for p in plans]
 
 
 def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: int,

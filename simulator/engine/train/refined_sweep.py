@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from simulator.engine.hardware import Hardware
-from simulator.engine.train.compute import effective_flops_per_s
+from simulator.engine.train.compute import dequant_seconds, dequant_uses, effective_flops_per_s
 from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
@@ -42,7 +42,7 @@ from simulator.engine.train.transfer import (
 )
 from simulator.engine.train.utilization import utilization_factors
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
-from simulator.engine.units import transfer_s
+from simulator.engine.units import GIB, transfer_s
 
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
@@ -174,6 +174,16 @@ def _sequential_sum(values: Floats) -> Floats:
     return total
 
 
+def _dequant_s(stage: _Stage, workload: TrainWorkload, hw: HardwareBatch) -> Any:
+    """refined.layer_dequant_s for every configuration: one dequantization of each layer."""
+    if not workload.quant.dequantized_per_use or hw.mem_gbps is None:
+        return 0.0
+    stored = np.asarray([p.gib * GIB for p in stage.plans])[:, np.newaxis, np.newaxis]
+    params = np.asarray([p.params for p in stage.plans], dtype=np.float64)
+    seconds = dequant_seconds(stored, params[:, np.newaxis, np.newaxis], hw.mem_gbps)
+    return np.where(np.isnan(seconds), 0.0, seconds)
+
+
 def _group(
     workload: TrainWorkload, configs: list[Hardware], gpus: int, stage: _Stage
 ) -> list[SplitResult | None]:
@@ -189,8 +199,10 @@ def _group(
     flops_per_s = effective_flops_per_s(hw.bf16_tflops, util, workload.quant.compute_speedup)
     fwd_flops = np.asarray([p.forward_flops_per_sequence for p in stage.plans])
     bwd_flops = np.asarray([p.backward_flops_per_sequence for p in stage.plans])
-    forward = batch * fwd_flops[:, np.newaxis, np.newaxis] / flops_per_s
-    backward = batch * bwd_flops[:, np.newaxis, np.newaxis] / flops_per_s
+    dequant = _dequant_s(stage, workload, hw)  # (R, 1, configuration) or 0
+    uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
+    forward = batch * fwd_flops[:, np.newaxis, np.newaxis] / flops_per_s + uses_fwd * dequant
+    backward = batch * bwd_flops[:, np.newaxis, np.newaxis] / flops_per_s + uses_bwd * dequant
     compute_mb = _sequential_sum(forward) + _sequential_sum(backward)
     load, source = _load_s(stage, hw, gpus)
     transfer_mb = LOADS_PER_MICRO_BATCH * _sequential_sum(load)

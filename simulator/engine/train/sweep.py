@@ -13,6 +13,7 @@ Most configs settle within the first few R; only the rest get the full scan.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ class HardwareBatch:
     nvme_gbps: Floats
     pinned_gib: Floats
     gpu_count: Ints
+    mem_gbps: Floats | None = None  # NaN where a GPU's bandwidth is unknown
 
     def __len__(self) -> int:
         return int(self.vram_gib.shape[0])
@@ -63,6 +65,7 @@ class HardwareBatch:
             nvme_gbps=column([h.nvme_gbps for h in configs]),
             pinned_gib=column([h.pinned_gib for h in configs]),
             gpu_count=np.asarray([h.gpu_count for h in configs], dtype=np.int64),
+            mem_gbps=column([h.require_gpu().mem_gbps or math.nan for h in configs]),
         )
 
     def take(self, index: slice | Ints) -> HardwareBatch:

@@ -12,7 +12,17 @@ from simulator.engine.train.memory import MAX_MICRO_BATCH
 DEFAULT_SEQ_LEN = 1024  # seed 000: every table uses S = 1024
 DEFAULT_UTILIZATION = 0.70  # seed 000 "Simulation parameter"
 MODE_REFERENCE, MODE_REFINED = "reference", "refined"
+# The mode a request gets when it names none: refined, whose cross-validated error on the
+# corpus's fine-tuning rows is the smaller (docs/accuracy.md, "One headline training speed");
+# reference mode stays seed 000's equations, bit-exact, as a labelled comparison.
+DEFAULT_MODE = MODE_REFINED
 TRAIN = "train"
+# How several GPUs share the work: the seed's layer pipeline, or data parallel with the model
+# replicated (DDP) or sharded (FSDP / ZeRO-3) on every GPU (train/data_parallel.py).
+PIPELINE, DDP, FSDP = "pipeline", "ddp", "fsdp"
+PARALLELISMS = (PIPELINE, DDP, FSDP)
+OPTIMIZERS = ("adamw", "adamw-bf16", "adamw8bit-in-backward")
+DEFAULT_OPTIMIZER = "adamw"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -25,10 +35,15 @@ class TrainWorkload:
     tokens: int | None = None
     micro_batches: int | None = None  # M per step; None → reference-model.md §8's rule
     max_micro_batch: int = MAX_MICRO_BATCH
-    mode: str = MODE_REFERENCE
+    mode: str = MODE_REFERENCE  # the engine's dataclass default; requests default to DEFAULT_MODE
     # Recompute each layer's forward in the backward instead of keeping its activations
     # (seed 000 always does; refined mode may turn it off).
     activation_checkpointing: bool = True
+    parallelism: str = PIPELINE
+    # Train every weight (gradients and Adam states for all) instead of LoRA adapters on a
+    # frozen base; data-parallel only.
+    full_finetune: bool = False
+    optimizer: str = DEFAULT_OPTIMIZER  # data_parallel.OPTIMIZER_STATE_BYTES
 
     @property
     def kind(self) -> str:

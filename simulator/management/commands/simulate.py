@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from simulator.engine import (
     EngineInputError,
@@ -22,6 +23,22 @@ from simulator.engine import (
     run_checks,
     simulate,
 )
+from simulator.services.accuracy import result_error_band
+
+RANGE_UNITS = {"tokens_per_s": "tokens/s", "decode_tokens_per_s": "decode tokens/s",
+               "prefill_tokens_per_s": "prefill tokens/s", "hours_for_tokens": "hours"}  # fmt: skip
+
+
+def format_band(band: dict[str, Any]) -> str:
+    """The figures' likely ranges (cross-validated 10th–90th percentile of the errors of
+    their class) and what they rest on."""
+    lines = [f"Accuracy of this class ({band['category_label']}), cross-validated:"]
+    for name, unit in RANGE_UNITS.items():
+        span = band.get(f"{name}_range")
+        if span:
+            lines.append(f"  likely {span[0]:,.1f}–{span[1]:,.1f} {unit}")
+    lines.append(f"  {band.get('range_basis') or 'no measured row yet: no range'}")
+    return "\n".join(lines)
 
 
 class Command(BaseCommand):
@@ -42,10 +59,19 @@ class Command(BaseCommand):
             result = simulate(parse_request(_read_body(options["input"])))
         except EngineInputError as error:
             raise CommandError(f"invalid request: {error}") from error
+        body = result_to_json(result)
+        try:
+            band: dict[str, Any] | None = result_error_band(body)
+        except DatabaseError as error:  # no database yet: the figures without their ranges
+            self.stderr.write(f"no error band: the measurements cannot be read ({error})")
+            band = None
         if options["json"]:
-            self.stdout.write(json.dumps(result_to_json(result), indent=2, allow_nan=False))
+            text = json.dumps({**body, "error_band": band}, indent=2, allow_nan=False)
+            self.stdout.write(text)
         else:
             self.stdout.write(format_report(result))
+            if band is not None:
+                self.stdout.write(format_band(band))
 
     def _validate(self) -> None:
         checks = run_checks()

@@ -54,7 +54,7 @@ def _hybrid_decode(batch: int) -> tuple[ShareStep, ShareStep]:
     model = load_model("glm-4.7-flash")
     placement = place(model_parts(model), weight_scheme("Q4_K_M"), "hybrid")
     inputs = DecodeInputs(
-        placement=placement, attention=model.attention, kv_bytes_per_token=1000.0,
+        placement=placement, model=model, kv_bytes_per_token=1000.0,
         context=4096, batch=batch,
     )  # fmt: skip
     gpu, cpu = placement.shares
@@ -86,7 +86,7 @@ def test_prefill_with_experts_on_the_cpu_moves_their_flops_not_adds_them():
 
     def inputs(on_cpu: bool) -> PrefillInputs:
         return PrefillInputs(
-            placement=placement, attention=model.attention, tokens=2048, micro_batches=4,
+            placement=placement, model=model, tokens=2048, micro_batches=4,
             experts_compute_on_cpu=on_cpu,
         )  # fmt: skip
 

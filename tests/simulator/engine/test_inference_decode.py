@@ -13,6 +13,7 @@ from simulator.engine.hardware import GPU_RESERVE_GIB, LLAMA_CPP, CpuSpec, GpuSp
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.decode import distinct_experts
 from simulator.engine.serve.inference import simulate_inference
+from simulator.engine.serve.kv_cache import max_context
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.units import GB, GIB
 
@@ -141,11 +142,20 @@ def test_hybrid_keeps_attention_and_cache_on_the_gpu_and_experts_in_cpu_ram():
     assert gpu.expert_layers == 0
 
 
-def test_max_context_fills_the_free_vram_after_the_weights():
+def test_max_context_fills_the_free_vram_after_the_weights_up_to_the_trained_length():
+    """Llama 3.1 8B Q4_0 leaves room for 524,640 tokens of cache on a 80 GB card, but its
+    config.json's max_position_embeddings is 131,072: the largest context is that."""
     result = llama_8b(context=1024)
     usable = (GPU.vram_gib - GPU_RESERVE_GIB[LLAMA_CPP]) * GIB
     free = usable - result.placement.shares[0].stored_bytes
-    assert result.max_context == int(free // KV_PER_TOKEN)
+    assert int(free // KV_PER_TOKEN) == 524_640
+    assert result.request.workload.model.trained_context == 131_072
+    assert result.max_context == 131_072
+
+
+def test_max_context_below_the_trained_length_is_what_fits():
+    model = load_model("llama-3.1-8b")
+    assert max_context(10 * 2**30, KV_PER_TOKEN, model=model) == 10 * 2**30 // KV_PER_TOKEN
 
 
 def test_a_context_beyond_the_vram_names_the_gpu_memory():

@@ -86,7 +86,8 @@ def test_resident_layers_give_the_link_slack():
 def test_the_timeline_never_finishes_before_its_compute():
     timeline = refined_timeline(glm_workload(), rig("RTX 4090"), 8)
     assert timeline is not None
-    assert timeline.micro_batch_s >= timeline.compute_busy_s
+    # summed in another order than the timeline adds them: equal up to rounding
+    assert timeline.micro_batch_s >= timeline.compute_busy_s * (1 - 1e-12)
     assert len(timeline.events) == 2 * 92  # forward and backward of every layer
 
 

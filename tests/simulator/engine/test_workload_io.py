@@ -5,7 +5,13 @@ from typing import Any
 
 import pytest
 
-from simulator.engine import EngineInputError, normalize_workload, parse_request, request_to_json
+from simulator.engine import (
+    DEFAULT_MODE,
+    EngineInputError,
+    normalize_workload,
+    parse_request,
+    request_to_json,
+)
 
 TRAIN = {"kind": "train", "model": "glm-4.7", "quant": "NF4d+NF2e"}
 INFER = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M"}
@@ -26,7 +32,8 @@ def test_it_echoes_what_the_whole_request_would(
 def test_the_defaults_are_filled_in() -> None:
     echoed = normalize_workload(TRAIN)
 
-    assert (echoed["seq_len"], echoed["lora_rank"], echoed["mode"]) == (1024, 64, "reference")
+    assert (echoed["seq_len"], echoed["lora_rank"], echoed["mode"]) == (1024, 64, DEFAULT_MODE)
+    assert DEFAULT_MODE == "refined"
 
 
 @pytest.mark.parametrize("workload", [{**TRAIN, "seq_length": 2048}, {**INFER, "ctx": 1}])

@@ -83,3 +83,26 @@ def test_the_band_is_the_category_median_with_three_rows_else_the_overall_median
 )
 def test_a_planner_figure_maps_to_its_corpus_category(args, category):
     assert band_category(*args) == category
+
+
+def test_a_band_range_is_the_10th_to_90th_percentile_of_its_categorys_errors():
+    from simulator.engine.calibration.report import band_range, percentile
+
+    rows = [_row(str(i), "x", 100.0, 100.0 * (1 + e)) for i, e in
+            enumerate((-0.3, -0.1, 0.0, 0.1, 0.2, 0.5))]  # fmt: skip
+    report = accuracy_report(rows)
+    span = band_range("x", report)
+    errors = [-0.3, -0.1, 0.0, 0.1, 0.2, 0.5]
+    assert span is not None
+    assert span.signed_error_low == pytest.approx(percentile(errors, 10))
+    assert span.signed_error_high == pytest.approx(percentile(errors, 90))
+    low, high = span.speed_factors
+    assert (low, high) == pytest.approx(
+        (1 / (1 + span.signed_error_high), 1 / (1 + span.signed_error_low))
+    )
+    # a runtime no row measures: the wider 5th–95th percentile of every row
+    wide = band_range("x", report, runtime="some-new-runtime")
+    assert wide is not None
+    assert wide.signed_error_low < span.signed_error_low
+    assert wide.signed_error_high > span.signed_error_high
+    assert "no measured row" in wide.basis

@@ -1,0 +1,140 @@
+"""Data-parallel training: every GPU runs the whole model on its own micro-batches (DDP), or
+holds a 1/G shard of it and gathers each layer when it needs it (FSDP, DeepSpeed ZeRO-3),
+as torchtune, axolotl, accelerate and TRL train on several GPUs; and full fine-tuning, whose
+every weight has a gradient and Adam states. Refined mode only (docs/model.md,
+"Data-parallel training").
+
+Per GPU, per micro-batch of B sequences:
+- compute: the forward and backward of every layer (refined.LayerPlan's FLOPs at the
+  utilization, plus QLoRA's dequantization), as on one GPU;
+- communication over the GPU–GPU link, overlapped with compute (FSDP prefetches the next
+  layer, DDP reduces gradient buckets as the backward produces them): FSDP all-gathers each
+  layer's weights for every use (forward, backward, recompute) and reduce-scatters the trained
+  gradients, each moving (G − 1)/G of the bytes through every GPU's link; DDP all-reduces the
+  trained gradients, 2 (G − 1)/G of their bytes;
+- memory: the trained weights' state (gradients and Adam's moments and FP32 master copy,
+  `STATE_BYTES_PER_TRAINED_PARAM`), the stored weights, the activations; FSDP divides
+  weights and state by G and adds two gathered layers (the one computing, the one arriving).
+A step of M micro-batches (gradient accumulation) ends with the optimizer's update, which
+reads and writes each trained weight's state once (memory-bound).
+"""
+
+from __future__ import annotations
+
+from simulator.engine.hardware import Hardware
+from simulator.engine.train.compute import dequant_uses
+from simulator.engine.train.memory import fixed_vram_gib, micro_batch_for
+from simulator.engine.train.reference import SplitResult, overhead_pct
+from simulator.engine.train.refined import (
+    ALL_REFINEMENTS,
+    LayerPlan,
+    Refinements,
+    activation_gib_per_sequence,
+    layer_dequant_s,
+    stage_layers,
+)
+from simulator.engine.train.workload import DDP, FSDP, TrainWorkload
+from simulator.engine.units import GB, GIB
+
+BF16_BYTES = 2
+# Bytes each trained weight holds beside its stored BF16 copy, by optimizer
+# (workload.optimizer):
+# - "adamw": mixed precision (Rajbhandari et al. 2020, ZeRO §3.1, "16Ψ"): gradient (2 B), FP32
+#   master copy (4 B) and the two FP32 moments (8 B);
+# - "adamw-bf16": pure BF16 training as torchtune's `dtype: bf16` recipes run it: gradient
+#   and both moments in BF16 (2 + 4 B);
+# - "adamw8bit-in-backward": bitsandbytes' PagedAdamW8bit (two 1-byte moments) applied in the
+#   backward (`optimizer_in_bwd: True`), so no gradient is kept (torchtune's
+#   llama3_1/8B_full_single_device.yaml).
+OPTIMIZER_STATE_BYTES = {"adamw": 14, "adamw-bf16": 6, "adamw8bit-in-backward": 2}
+STREAM_EFFICIENCY = 0.8  # as compute.DEQUANT_BANDWIDTH_EFFICIENCY
+GATHERED_LAYERS = 2  # FSDP: the layer computing and the next one arriving
+
+
+def trained_params(workload: TrainWorkload, plans: list[LayerPlan]) -> float:
+    """Weights with gradients: every weight (full fine-tuning) or the LoRA adapters."""
+    if workload.full_finetune:
+        return float(sum(p.params for p in plans))
+    return float(sum(p.lora_params for p in plans))
+
+
+def link_gbps(hw: Hardware) -> float:
+    """The GPU–GPU link: NVLink where the hardware states it, else the GPUs' PCIe."""
+    return hw.interconnect_gbps or hw.require_gpu().pcie_gbps
+
+
+def _held_gib(workload: TrainWorkload, hw: Hardware, plans: list[LayerPlan]) -> float:
+    """What a GPU holds before activations: its share of the stored weights and of the
+    trained weights' state, FSDP's gathered layers, the stack's reserve."""
+    shards = hw.gpu_count if workload.parallelism == FSDP else 1
+    weights_gib = sum(p.gib for p in plans)
+    state_gib = trained_params(workload, plans) * OPTIMIZER_STATE_BYTES[workload.optimizer] / GIB
+    gathered = GATHERED_LAYERS * max(p.gib for p in plans) if shards > 1 else 0.0
+    return (weights_gib + state_gib) / shards + gathered + fixed_vram_gib(0.0)
+
+
+def data_parallel_peak_gib(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> float | None:
+    """Peak GPU memory at `max_micro_batch` sequences (None when that does not fit)."""
+    plans = stage_layers(workload, 1, refine)
+    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    peak = _held_gib(workload, hw, plans) + workload.max_micro_batch * per_sequence
+    return peak if peak <= hw.require_gpu().vram_gib else None
+
+
+def data_parallel_split(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> SplitResult | None:
+    """The data-parallel run of `workload` on `hw` (None: not one sequence fits a GPU)."""
+    gpu, g = hw.require_gpu(), hw.gpu_count
+    shards = g if workload.parallelism == FSDP else 1
+    plans = stage_layers(workload, 1, refine)
+    weights_gib = sum(p.gib for p in plans)
+    trained = trained_params(workload, plans)
+    state_bytes = OPTIMIZER_STATE_BYTES[workload.optimizer]
+    free = gpu.vram_gib - _held_gib(workload, hw, plans)
+    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
+    if batch < 1:
+        return None
+    util = refine.utilization(workload.utilization, batch * workload.seq_len)
+    flops_per_s = gpu.bf16_tflops * 1e12 * util * workload.quant.compute_speedup
+    dequant = layer_dequant_s(plans, workload, gpu.mem_gbps, refine)
+    uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
+    compute = sum(
+        batch * (p.forward_flops_per_sequence + p.backward_flops_per_sequence) / flops_per_s
+        + (uses_fwd + uses_bwd) * dq
+        for p, dq in zip(plans, dequant, strict=True)
+    )
+    share = (g - 1) / g
+    grad_bytes = trained * BF16_BYTES
+    if workload.parallelism == FSDP:
+        moved = (uses_fwd + uses_bwd) * weights_gib * GIB * share + grad_bytes * share
+    else:  # DDP: all-reduce = reduce-scatter + all-gather of the gradients
+        moved = 2 * grad_bytes * share
+    comm = moved / (link_gbps(hw) * GB) if g > 1 else 0.0
+    micro_batch_s = max(compute, comm)
+    m = workload.micro_batches or 1
+    # the update reads and writes every trained weight's state and its BF16 copy once
+    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / shards
+    optimizer_s = optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
+    step = m * micro_batch_s + optimizer_s
+    return SplitResult(
+        resident_layers=len(plans),
+        streamed_layers=0,
+        free_vram_gib=free,
+        micro_batch=batch,
+        micro_batches=m,
+        compute_s=m * compute,
+        transfer_s=m * comm,
+        bubble_s=0.0,
+        step_s=step,
+        overhead_pct=overhead_pct(step_s=step, bubble_s=0.0, compute_s=m * compute),
+        tokens_per_s=g * m * batch * workload.seq_len / step,
+        bottleneck="interconnect" if comm > compute else "compute",
+        transfer_source="interconnect" if g > 1 else "none",
+    )
+
+
+__all__ = ["DDP", "FSDP", "data_parallel_split"]

@@ -1,0 +1,104 @@
+"""Leave-one-source-out cross-validation: each row scored with constants its source never
+entered (simulator/engine/calibration/crossval.py)."""
+
+import pytest
+
+from simulator.engine.calibration import (
+    efficiency_to_json,
+    load_corpus,
+    load_efficiency,
+    load_seed_rows,
+)
+from simulator.engine.calibration.crossval import (
+    cross_validated_predictions,
+    crossval_from_json,
+    crossval_to_json,
+    fit_without,
+    load_crossval,
+    source_of,
+    sources,
+)
+from simulator.engine.calibration.efficiency import TORCHTUNE, TRAIN, prior_constants
+from simulator.engine.calibration.fit import grid_minimum
+from simulator.engine.calibration.predict import predict_row
+from simulator.engine.errors import EngineInputError
+
+_, ROWS = load_corpus()
+SHIPPED = load_crossval()
+TORCHTUNE_README = next(s for s in sources(ROWS) if "pytorch/torchtune" in s)
+KT_TUTORIAL = next(s for s in sources(ROWS) if "DeepseekR1_V3_tutorial" in s)
+
+
+def test_every_source_of_the_corpus_has_a_held_out_table():
+    assert set(SHIPPED.held_out) == set(sources(ROWS))
+    assert len(SHIPPED.held_out) >= 19
+
+
+@pytest.mark.parametrize("source", sorted(sources(ROWS)))
+def test_no_held_out_constant_was_fitted_on_a_row_of_its_source(source):
+    mine = {row.id for row in ROWS if source_of(row) == source}
+    table = SHIPPED.held_out[source]
+    for entry in table.entries:
+        assert not mine & set(entry.fitted_on), (entry.runtime, entry.device_class)
+    assert not mine & set(table.routing_pool_fitted_on)
+
+
+@pytest.mark.parametrize("source", [TORCHTUNE_README, KT_TUTORIAL])
+def test_the_shipped_held_out_table_is_a_fresh_fit_without_the_source(source):
+    """A sample of the shipped file re-derived (`python -m simulator.engine.calibration.fit
+    --check` compares every source)."""
+    fresh = efficiency_to_json(fit_without(ROWS, source, load_seed_rows()))
+    shipped = efficiency_to_json(SHIPPED.held_out[source])
+    assert {**fresh, "corpus_assembled": ""} == {**shipped, "corpus_assembled": ""}
+
+
+def test_a_key_only_the_left_out_source_fits_falls_back_to_its_prior():
+    """torchtune's only rows come from its README: without them its utilization is seed 000's
+    70 % prior, so H075 is predicted from the prior, not from its own figure."""
+    table = SHIPPED.held_out[TORCHTUNE_README]
+    assert table.get(TORCHTUNE, TRAIN) == prior_constants(TORCHTUNE, TRAIN)
+    fitted = load_efficiency().get(TORCHTUNE, TRAIN)
+    assert fitted.flops_efficiency != prior_constants(TORCHTUNE, TRAIN).flops_efficiency
+    assert set(fitted.fitted_on) == {"H073", "H075", "H079"}
+
+
+def test_a_cross_validated_prediction_is_the_row_predicted_with_its_sources_table():
+    by_id = {row.id: row for row in ROWS}
+    predictions = {p.row_id: p for p in cross_validated_predictions(ROWS, SHIPPED)}
+    for row_id in ("H075", "H001", "H051", "X023"):
+        row = by_id[row_id]
+        expected = predict_row(row, SHIPPED.held_out[source_of(row)])
+        assert predictions[row_id] == expected
+        assert predictions[row_id] != predict_row(row, load_efficiency())
+
+
+def test_a_row_from_a_source_no_fit_saw_takes_the_full_fit():
+    from dataclasses import replace
+
+    row = replace(ROWS[0], id="U1", source_url="https://example.org/my-bench")
+    assert SHIPPED.table_for(row) is SHIPPED.full
+
+
+def test_the_shipped_file_round_trips():
+    again = crossval_from_json(crossval_to_json(SHIPPED), SHIPPED.full)
+    assert again.held_out == SHIPPED.held_out
+
+
+def test_a_bad_held_out_entry_names_its_field():
+    body = crossval_to_json(SHIPPED)
+    body["sources"][0]["priors"] = [["torchtune"]]
+    with pytest.raises(EngineInputError) as error:
+        crossval_from_json(body, SHIPPED.full)
+    assert error.value.field == "crossval.sources[0].priors"
+
+
+def test_the_coarse_to_fine_search_finds_the_whole_grid_minimum():
+    grid = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))
+    for trough in (0.02, 0.13, 0.5, 0.77, 1.0):
+
+        def loss(v: float, trough: float = trough) -> float:
+            return (v - trough) ** 2
+
+        assert grid_minimum(grid, loss) == min(grid, key=loss)
+    # ties keep the earlier grid value
+    assert grid_minimum(grid, lambda v: 0.0) == 0.02
