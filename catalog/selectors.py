@@ -309,7 +309,8 @@ def build_priced_lines(*, build: Build) -> dict[str, Any]:
 
 def build_hardware(*, build: Build) -> HardwareDict | SystemHardwareDict:
     """The engine's inline hardware form:
-    {"gpu": {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps"},
+    {"gpu": {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops"
+     where the part has it},
      "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb",
      "cpu": {"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"}, "link_gbps"};
     for a whole system {"unified": {"name", "mem_gb", "mem_gbps", "tflops"}, "ram_gb"}.

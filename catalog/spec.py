@@ -45,6 +45,7 @@ class GpuHardware(TypedDict):
     pcie_gbps: float
     fp4: bool
     mem_gbps: float
+    fp16_tflops: NotRequired[float]
 
 
 class CpuHardware(TypedDict):
@@ -232,15 +233,18 @@ class BuildSpec:
         links = self.gpu_links()
         # A pipeline runs at its slowest link.
         slowest_gbps = min(link.gbps for link in links) if links else 0.0
+        gpu: GpuHardware = {
+            "name": self.gpu.name,
+            "vram_gb": self.gpu.vram_gb,
+            "bf16_tflops": self.gpu.bf16_tflops,
+            "pcie_gbps": slowest_gbps,
+            "fp4": self.gpu.fp4_tensor_cores,
+            "mem_gbps": self.gpu.mem_bandwidth_gbps,
+        }
+        if self.gpu.fp16_tflops is not None:
+            gpu["fp16_tflops"] = self.gpu.fp16_tflops
         hardware: HardwareDict = {
-            "gpu": {
-                "name": self.gpu.name,
-                "vram_gb": self.gpu.vram_gb,
-                "bf16_tflops": self.gpu.bf16_tflops,
-                "pcie_gbps": slowest_gbps,
-                "fp4": self.gpu.fp4_tensor_cores,
-                "mem_gbps": self.gpu.mem_bandwidth_gbps,
-            },
+            "gpu": gpu,
             "gpu_count": self.gpu_count,
             "nvme_gbps": round(self.nvme_gbps, 3),
             "ram_gb": self.ram_gb,

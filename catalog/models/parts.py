@@ -74,6 +74,13 @@ class Gpu(Part):
 
     vram_gb = models.PositiveSmallIntegerField(help_text="memory on the card, GB")
     bf16_tflops = models.FloatField(help_text="dense BF16 tensor TFLOPS (no sparsity)")
+    fp16_tflops = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="dense FP16 tensor TFLOPS with FP16 accumulate, where the datasheet gives it "
+        "(GeForce cards run it at twice their FP32-accumulate rate; llama.cpp's CUDA matmuls "
+        "use it); empty: the BF16 figure",
+    )
     fp4_tensor_cores = models.BooleanField(
         default=False, help_text="hardware FP4 tensor cores (Blackwell): NVFP4 is possible"
     )
@@ -89,6 +96,10 @@ class Gpu(Part):
         constraints = [
             _positive("vram_gb", "gpu"),
             _positive("bf16_tflops", "gpu"),
+            models.CheckConstraint(
+                condition=Q(fp16_tflops__isnull=True) | Q(fp16_tflops__gt=0),
+                name="gpu_fp16_tflops_positive",
+            ),
             _positive("mem_bandwidth_gbps", "gpu"),
             _positive("tdp_w", "gpu"),
             _positive("length_mm", "gpu"),
