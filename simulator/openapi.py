@@ -144,7 +144,12 @@ INFER_WORKLOAD = {
 INFER_GPU = {
     **GPU,
     "required": [*GPU["required"], "mem_gbps"],
-    "properties": {**GPU["properties"], "mem_gbps": _POSITIVE, "fp16_tflops": _POSITIVE},
+    "properties": {
+        **GPU["properties"],
+        "mem_gbps": _POSITIVE,
+        "fp16_tflops": _POSITIVE,
+        "fp8_tflops": _POSITIVE,
+    },
 }
 CPU = {
     "type": "object",

@@ -9,13 +9,20 @@ from simulator.engine import Cpu, Device, Gpu, System, require_device
 PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 # Figures of the device table that are not columns of the catalog's part tables.
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
+# Engine figures the catalog's parts do not carry: the rankings run llama.cpp, which has no
+# FP8 GEMMs; the API takes the figure inline or from the device table by name.
+ENGINE_ONLY_FIELDS = {"fp8_tflops"}
 
 
 def device_part(pk: int, kind: type[Device], slug: str) -> dict[str, Any]:
     """The catalog part `pk` for the device `slug` of the table."""
     device = require_device(kind, slug, field="slug")
     record = asdict(device)
-    fields = {key: value for key, value in record.items() if key not in NOT_PART_FIELDS}
+    fields = {
+        key: value
+        for key, value in record.items()
+        if key not in NOT_PART_FIELDS | ENGINE_ONLY_FIELDS
+    }
     if "chipsets" in fields:
         fields["chipsets"] = list(fields["chipsets"])
     return {

@@ -42,6 +42,9 @@ class Gpu:
     # Dense FP16 tensor throughput with FP16 accumulate (10^12 FLOP/s): twice bf16_tflops on
     # GeForce cards, equal on pro and datacenter cards; None where no datasheet prints it.
     fp16_tflops: float | None = None
+    # Dense FP8 tensor throughput (10^12 FLOP/s, FP32 accumulate where the datasheet says):
+    # Ada, Hopper and Blackwell; None on GPUs without FP8 tensor cores or no datasheet figure.
+    fp8_tflops: float | None = None
 
     @property
     def pcie_gbps(self) -> float:

@@ -40,7 +40,8 @@ GPU_RESERVE_GIB: dict[str, float] = {
 # TENSOR_PATH says which runtime uses which).
 FP16_ACC16 = "fp16-acc16"
 BF16_ACC32 = "bf16-acc32"
-TENSOR_PATHS = (FP16_ACC16, BF16_ACC32)
+FP8 = "fp8"
+TENSOR_PATHS = (FP16_ACC16, BF16_ACC32, FP8)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,13 +58,18 @@ class GpuSpec:
     fp4: bool = False
     mem_gbps: float | None = None
     fp16_tflops: float | None = None
+    fp8_tflops: float | None = None
 
     def tensor_tflops(self, path: str) -> float:
-        """The dense tensor peak of a kernel path (FP16_ACC16 or BF16_ACC32); FP16 with FP16
-        accumulate falls back to the FP32-accumulate figure where the datasheet gives none
-        (equal on pro cards, half the real rate on GeForce: the documented prior)."""
+        """The dense tensor peak of a kernel path. FP16 with FP16 accumulate falls back to the
+        FP32-accumulate figure where the datasheet gives none (equal on pro cards, half the
+        real rate on GeForce: the documented prior). FP8 on a GPU without FP8 tensor cores
+        runs as vLLM's weight-only FP8 kernels do there (Marlin W8A16: weights widened to
+        16 bits in registers, BF16 tensor math), so at the BF16 peak."""
         if path == FP16_ACC16 and self.fp16_tflops is not None:
             return self.fp16_tflops
+        if path == FP8 and self.fp8_tflops is not None:
+            return self.fp8_tflops
         return self.bf16_tflops
 
 
@@ -129,6 +135,7 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         fp4=device.fp4_tensor_cores,
         mem_gbps=float(device.mem_bandwidth_gbps),
         fp16_tflops=None if device.fp16_tflops is None else float(device.fp16_tflops),
+        fp8_tflops=None if device.fp8_tflops is None else float(device.fp8_tflops),
     )
 
 

@@ -25,14 +25,16 @@ from simulator.engine import (
     ENGINE_VERSION,
     EngineInputError,
     Prediction,
+    crossval_to_json,
     efficiency_to_json,
     fit_shipped,
     json_path,
+    load_crossval,
     load_efficiency,
     predict_row,
-    read_corpus_file,
     row_from_json,
     rows_from_corpus,
+    shipped_corpus_document,
 )
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 
@@ -46,8 +48,8 @@ EFFICIENCY_PATH = Path(simulator.engine.__file__).parent / "data" / "efficiency.
 
 # --- the corpus ---------------------------------------------------------------------------
 def corpus_data() -> dict[str, Any]:
-    """The shipped corpus file (title, assembled date, notes, rows)."""
-    return read_corpus_file()
+    """The shipped corpus (title, assembled date, notes, rows; gathered rows included)."""
+    return shipped_corpus_document()
 
 
 @cache
@@ -141,27 +143,33 @@ def _efficiency_fingerprint(text: str) -> str:
 
 
 def prediction_version() -> str:
-    """The engine version and a fingerprint of the efficiency constants it predicts with."""
+    """The engine version and a fingerprint of the efficiency constants it predicts with
+    (the full fit and the held-out fits)."""
     table = json.dumps(efficiency_to_json(load_efficiency()), sort_keys=True)
-    return f"{ENGINE_VERSION}+{_efficiency_fingerprint(table)}"
+    held_out = json.dumps(crossval_to_json(load_crossval()), sort_keys=True)
+    return f"{ENGINE_VERSION}+{_efficiency_fingerprint(table + held_out)}"
 
 
-def measurement_prediction(measurement: Measurement) -> Prediction:
-    """The engine's prediction of a stored row (read as the engine reads corpus rows); a row
-    the engine cannot read is not modeled, with the reason."""
+def measurement_prediction(measurement: Measurement) -> tuple[Prediction, Prediction]:
+    """The engine's prediction of a stored row (read as the engine reads corpus rows) with
+    the shipped constants, and with the constants fitted without the row's source; a row the
+    engine cannot read is not modeled, with the reason."""
     try:
         row = row_from_json(measurement.as_corpus_row(), measurement.row_id)
     except EngineInputError as error:
         reason = f"the row cannot be read: {json_path(error.field)}: {error.message}"
-        return Prediction(
+        unread = Prediction(
             row_id=measurement.row_id, category=measurement.category, modeled=False,
             measured=measurement.value, unit=measurement.unit, predicted=None,
             signed_error=None, reason=reason,
         )  # fmt: skip
-    return predict_row(row, load_efficiency())
+        return unread, unread
+    crossval = load_crossval()
+    return predict_row(row, load_efficiency()), predict_row(row, crossval.table_for(row))
 
 
-PREDICTION_FIELDS = ("modeled", "predicted", "signed_error", "reason", "prediction_version")
+PREDICTION_FIELDS = ("modeled", "predicted", "signed_error", "reason", "cv_predicted",
+                     "cv_signed_error", "runtime", "prediction_version")  # fmt: skip
 
 
 def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = None) -> int:
@@ -176,7 +184,7 @@ def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = Non
         rows = rows.exclude(prediction_version=version)
     computed = list(rows)
     now = timezone.now()
-    changed = [m for m in computed if _store_prediction(m, measurement_prediction(m), version)]
+    changed = [m for m in computed if _store_prediction(m, *measurement_prediction(m), version)]
     for measurement in changed:
         measurement.predicted_at = measurement.updated_at = now
     fields = [*PREDICTION_FIELDS, "predicted_at", "updated_at"]
@@ -184,10 +192,13 @@ def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = Non
     return len(computed)
 
 
-def _store_prediction(measurement: Measurement, prediction: Prediction, version: str) -> bool:
+def _store_prediction(
+    measurement: Measurement, prediction: Prediction, held_out: Prediction, version: str
+) -> bool:
     """Set the row's prediction fields; whether any of them changed."""
     values = (prediction.modeled, prediction.predicted, prediction.signed_error,
-              prediction.reason, version)  # fmt: skip
+              prediction.reason, held_out.predicted, held_out.signed_error,
+              prediction.runtime, version)  # fmt: skip
     before = tuple(getattr(measurement, name) for name in PREDICTION_FIELDS)
     for name, value in zip(PREDICTION_FIELDS, values, strict=True):
         setattr(measurement, name, value)

@@ -2,8 +2,11 @@
 
 `data/measurements/validation.json` is the team's corpus (`shared/measurements/validation.json`,
 43 rows H001–H085), shipped so a clean clone can check itself, plus rows X001… that extend it
-from a source it already cites (each says so in `extends_corpus`; `original_rows` leaves them
-out, and the report shows the original rows' figures on their own too).
+from a source it already cites. `data/measurements/gathered.json` extends it with rows from
+sources it did not cite, gathered with the search tool (each file names its gathering date; a
+row's `source.where` and `source.read` say where the figure stands and when it was read).
+Every extending row says so in `extends_corpus`; `original_rows` leaves them out, and the
+report shows the original rows' figures on their own too.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.version import ENGINE_PACKAGE
 
 CORPUS_PATH = "data/measurements/validation.json"
+GATHERED_PATH = "data/measurements/gathered.json"
 SEEDS_PATH = "data/measurements/seeds.json"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TEXT_FIELDS = ("id", "category", "engine", "model", "quant", "metric", "unit")
@@ -136,9 +140,20 @@ def read_corpus_file(name: str = CORPUS_PATH) -> dict[str, Any]:
     return data
 
 
-def load_corpus() -> tuple[CorpusInfo, tuple[MeasurementRow, ...]]:
-    """The shipped copy of the corpus."""
+def shipped_corpus_document() -> dict[str, Any]:
+    """The team's corpus with the gathered rows appended (one document, ids unique across
+    both files)."""
     data = read_corpus_file()
+    path = resources.files(ENGINE_PACKAGE).joinpath(GATHERED_PATH)
+    if path.is_file():
+        gathered = json.loads(path.read_text("utf-8"))
+        data = {**data, "rows": [*data["rows"], *gathered["rows"]]}
+    return data
+
+
+def load_corpus() -> tuple[CorpusInfo, tuple[MeasurementRow, ...]]:
+    """The shipped copy of the corpus, gathered rows included."""
+    data = shipped_corpus_document()
     return corpus_info(data), rows_from_corpus(data)
 
 

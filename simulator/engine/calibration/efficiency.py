@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Any
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.hardware import BF16_ACC32, FP16_ACC16
+from simulator.engine.hardware import BF16_ACC32, FP8, FP16_ACC16
 from simulator.engine.serve.hardware import CPU, DEVICE_CLASSES, GPU, UNIFIED, DeviceClass
 from simulator.engine.version import ENGINE_PACKAGE
 
@@ -68,8 +68,17 @@ TENSOR_PATH = {
 }
 
 
-def tensor_path(runtime: str | None) -> str:
-    return TENSOR_PATH.get(runtime or LLAMA_CPP, BF16_ACC32)
+# Runtimes whose FP8 checkpoints run FP8 GEMMs on FP8 tensor cores (vLLM's and SGLang's
+# cutlass/DeepGEMM W8A8 kernels, activations quantized per token) where the GPU has them.
+FP8_GEMM_RUNTIMES = frozenset({VLLM, SGLANG})
+
+
+def tensor_path(runtime: str | None, weights: str = "") -> str:
+    """The kernel path of `runtime`'s GEMMs for weights stored as `weights` (a format name)."""
+    runtime = runtime or LLAMA_CPP
+    if weights.upper().startswith("FP8") and runtime in FP8_GEMM_RUNTIMES:
+        return FP8
+    return TENSOR_PATH.get(runtime, BF16_ACC32)
 
 
 # The runtime a prediction assumes when the request names none: what people run on each

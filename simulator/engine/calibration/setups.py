@@ -143,11 +143,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "KV cache in host RAM with the weights on the GPU (-nkvo) is not an engine placement",
         ),
         (
-            row.quant.upper().startswith("FP8") and "llama.cpp" not in lowered,
-            "FP8 weights run on FP8 tensor cores (vLLM, SGLang, TensorRT-LLM): the device table "
-            "has no FP8 peak yet, and the BF16 one would halve the arithmetic",
-        ),
-        (
             row.workload.get("phase") == "serving" and _serving_lengths(row) is None,
             "a serving benchmark without its prompt and output lengths cannot be simulated",
         ),
@@ -309,6 +304,12 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
 def _gpus(row: MeasurementRow) -> tuple[GpuSpec, int]:
     """The row's GPU model from the device table, and how many."""
     device = _match(Gpu, str(row.hardware["gpu"]))
+    if row.quant.upper().startswith("FP8") and "llama.cpp" not in row.engine.lower():
+        if device.fp8_tflops is None:
+            raise NotModeled(
+                f"FP8 weights run FP8 GEMMs (vLLM, SGLang, TensorRT-LLM): the device table has "
+                f"no FP8 peak for the {device.name}"
+            )
     return gpu_spec(device), int(row.hardware.get("gpu_count", 1) or 1)
 
 

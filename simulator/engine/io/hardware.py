@@ -42,7 +42,7 @@ HARDWARE_FIELDS = frozenset(
     }
 )
 GPU_FIELDS = frozenset(
-    {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops"}
+    {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops", "fp8_tflops"}
 )
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
 UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
@@ -52,6 +52,7 @@ FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "gpu.vram_gb": (0.25, 65_536.0),
     "gpu.bf16_tflops": (0.01, 1_000_000.0),
     "gpu.fp16_tflops": (0.01, 1_000_000.0),
+    "gpu.fp8_tflops": (0.01, 1_000_000.0),
     "gpu.pcie_gbps": (0.01, 100_000.0),
     "gpu.mem_gbps": (0.1, 1_000_000.0),
     "cpu.mem_gbps": (0.1, 1_000_000.0),
@@ -136,7 +137,7 @@ def parse_gpu(value: object) -> GpuSpec:
     if not isinstance(fp4, bool):
         raise EngineInputError(field=f"{path}.fp4", message="must be true or false")
     mem_gbps = figures.get("mem_gbps")
-    fp16 = figures.get("fp16_tflops")
+    fp16, fp8 = figures.get("fp16_tflops"), figures.get("fp8_tflops")
     return GpuSpec(
         name=str(figures.get("name") or "GPU"),
         vram_gib=_figure(figures, "gpu.vram_gb"),
@@ -145,6 +146,7 @@ def parse_gpu(value: object) -> GpuSpec:
         fp4=fp4,
         mem_gbps=None if mem_gbps is None else _figure(figures, "gpu.mem_gbps"),
         fp16_tflops=None if fp16 is None else _figure(figures, "gpu.fp16_tflops"),
+        fp8_tflops=None if fp8 is None else _figure(figures, "gpu.fp8_tflops"),
     )
 
 
@@ -227,6 +229,7 @@ def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
         "mem_gbps": None if gpu.mem_gbps is None else float(gpu.mem_gbps),
         # only when known, so requests without it keep their input hash
         **({} if gpu.fp16_tflops is None else {"fp16_tflops": float(gpu.fp16_tflops)}),
+        **({} if gpu.fp8_tflops is None else {"fp8_tflops": float(gpu.fp8_tflops)}),
     }
 
 

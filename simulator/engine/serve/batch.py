@@ -68,6 +68,7 @@ class _Shared:
             runtime=w.runtime,
             efficiency=self.efficiency,
             tensor_parallel=w.tensor_parallel,
+            weights=w.quant.dense.name,
         )
         placed = self.layout(placement, offload_from_layer if placement == HYBRID else None)
         if isinstance(placed, EngineInputError):

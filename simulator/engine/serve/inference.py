@@ -76,9 +76,12 @@ def devices_for(
     runtime: str | None = None,
     efficiency: Efficiency | None = None,
     tensor_parallel: int = 1,
+    weights: str = "",
 ) -> dict[str, Device]:
     """The devices the placement needs, each with `runtime`'s constants on its class
-    (`efficiency`, default the shipped fit); `EngineInputError` naming a missing part."""
+    (`efficiency`, default the shipped fit) and the GPU at the tensor peak of the kernel path
+    `runtime` takes for `weights` (a weight type name); `EngineInputError` naming a missing
+    part."""
     table = load_efficiency() if efficiency is None else efficiency
     if tensor_parallel > 1:
         _check_tensor_parallel(hardware, placement, tensor_parallel)
@@ -87,7 +90,8 @@ def devices_for(
     for location in needs:
         constants = table.device_class(runtime, location)
         if location == GPU and hardware.gpu is not None:
-            devices[GPU] = gpu_device(hardware, constants, tensor_path(runtime), tensor_parallel)
+            path = tensor_path(runtime, weights)
+            devices[GPU] = gpu_device(hardware, constants, path, tensor_parallel)
         elif location == CPU and hardware.cpu is not None:
             devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
         elif location == UNIFIED and hardware.unified is not None:
@@ -243,6 +247,7 @@ def simulate_inference(
         runtime=w.runtime,
         efficiency=table,
         tensor_parallel=w.tensor_parallel,
+        weights=w.quant.dense.name,
     )
     parts = model_parts(w.model)
     placed = placed_workload(w, parts, routing_pool_fraction=table.routing_pool_fraction)
