@@ -81,7 +81,7 @@ def _squared_log_errors(table: Efficiency, pairs: Sequence[tuple[MeasurementRow,
     total = 0.0
     for row, setup in pairs:
         try:
-            predicted, _ = predicted_value(setup, table)
+            predicted, _ = predicted_value(setup, table, row.unit)
         except EngineInputError:
             return math.inf
         total += math.log(predicted / row.value) ** 2

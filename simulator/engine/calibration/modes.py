@@ -74,7 +74,7 @@ def compare_modes(rows: Sequence[MeasurementRow], crossval: CrossValidation) -> 
         table = crossval.table_for(row)
         for mode in MODES:
             try:
-                predicted, _ = predicted_value(_setup_in(setup, mode), table)
+                predicted, _ = predicted_value(_setup_in(setup, mode), table, row.unit)
             except EngineInputError as error:
                 refused[mode][row.id] = str(error)
                 continue

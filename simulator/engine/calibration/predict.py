@@ -12,6 +12,7 @@ from simulator.engine.calibration.setups import (
     NotModeled,
     Setup,
     TrainSetup,
+    per_gpu,
     row_setup,
     runtime_of,
 )
@@ -82,8 +83,15 @@ def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]
     return result.best.tokens_per_s, f"training step: {result.best.bottleneck}"
 
 
-def predicted_value(setup: Setup, efficiency: Efficiency) -> tuple[float, str]:
-    """(predicted tokens/s, what bounds it) for a resolved setup."""
+def predicted_value(setup: Setup, efficiency: Efficiency, unit: str = "tok/s") -> tuple[float, str]:
+    """(predicted tokens/s, what bounds it) for a resolved setup, per GPU when `unit` is."""
+    value, bound = _machine_value(setup, efficiency)
+    if per_gpu(unit):
+        return value / setup.request.hardware.gpu_count, bound
+    return value, bound
+
+
+def _machine_value(setup: Setup, efficiency: Efficiency) -> tuple[float, str]:
     if isinstance(setup, TrainSetup):
         return _train_bound(setup, efficiency)
     if setup.phase == "prefill":
@@ -112,7 +120,7 @@ def predict_row(row: MeasurementRow, efficiency: Efficiency | None = None) -> Pr
     table = load_efficiency() if efficiency is None else efficiency
     try:
         setup = row_setup(row)
-        predicted, bound = predicted_value(setup, table)
+        predicted, bound = predicted_value(setup, table, row.unit)
     except NotModeled as error:
         return _not_modeled(row, str(error))
     except EngineInputError as error:

@@ -55,6 +55,8 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 3.1 8b": "llama-3.1-8b",
     "llama 3 70b": "llama-3.1-70b",  # likewise for 70B
     "llama 3.1 70b": "llama-3.1-70b",
+    "llama 3.3 70b": "llama-3.1-70b",  # Llama 3.3 70B keeps 3.1 70B's config.json shape
+    "deepseek r1": "deepseek-v3",  # DeepSeek-R1 is DeepseekV3ForCausalLM, V3's config.json
     "llama 3.1 405b": "llama-3.1-405b",
     "llama 3.2 3b": "llama-3.2-3b",
     "gpt-oss-20b": "gpt-oss-20b",
@@ -83,8 +85,13 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("trl", HF_TRANSFORMERS),
     ("transformers", HF_TRANSFORMERS),
     ("sglang", SGLANG),
+    ("vllm-mlx", MLX),  # vLLM's API over MLX kernels on Apple silicon
     ("vllm", VLLM),
+    ("mlx-lm", MLX),
+    ("mlx_lm", MLX),
+    ("rapid-mlx", MLX),
     ("mlx", MLX),
+    ("ollama", LLAMA_CPP),  # ggml's kernels under Ollama's server
     ("vulkan", LLAMA_CPP_VULKAN),
     ("rocm", LLAMA_CPP_ROCM),
     ("hip", LLAMA_CPP_ROCM),
@@ -93,6 +100,9 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("llama-bench", LLAMA_CPP),
     ("llama-server", LLAMA_CPP),
 )
+# KTransformers' NUMA mode loads the experts once per NUMA node and has each socket's threads
+# read their own copy (doc/en/DeepseekR1_V3_tutorial.md, USE_NUMA=1: "memory usage doubles").
+NUMA_REPLICATING_RUNTIMES = frozenset({KTRANSFORMERS})
 # MoE GGUFs named after their expert type keep the other tensors at Q8_0 (ggml-org's gpt-oss
 # GGUFs: MXFP4 experts, Q8_0 attention and embeddings).
 EXPERT_ONLY_TYPES = ("MXFP4",)
@@ -130,8 +140,12 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
     lowered = text.lower()
     rules: tuple[tuple[bool, str], ...] = (
         (
-            row.unit != SPEED_UNIT,
+            not is_tokens_per_s(row.unit),
             f"the engine predicts speeds; {row.metric!r} in {row.unit} is a capacity limit",
+        ),
+        (
+            row.quant.strip().lower() == "not stated",
+            "the source does not state the weights' quantization, which sets the bytes read",
         ),
         (
             row.category == "inference_nvme_streaming",
@@ -226,12 +240,20 @@ def _names(device: Gpu | Cpu | System) -> tuple[str, ...]:
     return (device.name, *device.aliases)
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9.+]+", text.lower()))
+
+
 def _match(kind: type[Device], text: str) -> Device:
-    """The device whose longest alias occurs in `text` (case-insensitive)."""
+    """The device whose longest name or alias occurs in `text` (case-insensitive), as a
+    string or as words in any order ("Apple M3 Ultra Mac Studio 512GB" names the "Mac Studio
+    M3 Ultra 512GB")."""
     best: tuple[int, Device] | None = None
+    words = _words(text)
     for candidate in devices(kind):
         for alias in _names(candidate):
-            if alias.lower() in text.lower() and (best is None or len(alias) > best[0]):
+            found = alias.lower() in text.lower() or _words(alias) <= words
+            if found and (best is None or len(alias) > best[0]):
                 best = (len(alias), candidate)
     if best is None:
         raise NotModeled(f"no datasheet entry in the device table for {text!r}")
@@ -239,9 +261,9 @@ def _match(kind: type[Device], text: str) -> Device:
 
 
 def _spaced(name: str) -> str:
-    """Lower case, '-' and '_' as spaces, runs of spaces as one: "Meta-Llama-3.1-8B" and
-    "llama 3.1 8b" read alike."""
-    return " ".join(re.sub(r"[-_]", " ", name.lower()).split())
+    """Lower case, '-', '_' and ':' (Ollama's tags) as spaces, runs of spaces as one:
+    "Meta-Llama-3.1-8B", "llama-3.1:8b" and "llama 3.1 8b" read alike."""
+    return " ".join(re.sub(r"[-_:]", " ", name.lower()).split())
 
 
 def model_slug(row: MeasurementRow) -> str:
@@ -253,6 +275,27 @@ def model_slug(row: MeasurementRow) -> str:
     return MODEL_ALIASES[max(hits, key=len)]
 
 
+# Spellings sources use for tokens per second ("t/s", "tok/sec", "tokens per second", "TPS",
+# "toks/sec", "tok/s (prompt_tps)"): the unit stays as published, the engine reads it so.
+TOKENS_PER_S = re.compile(
+    r"^\s*(?:(?:t|tok|toks|token|tokens)\s*(?:/|-per-|\s+per\s+)\s*(?:s|sec|second)|tps)\b",
+    re.IGNORECASE,
+)
+
+
+PER_GPU = re.compile(r"(?:/\s*GPU|per\s+GPU)\b", re.IGNORECASE)
+
+
+def is_tokens_per_s(unit: str) -> bool:
+    """Tokens per second, of the machine or (`per_gpu`) of each of its GPUs."""
+    return unit == SPEED_UNIT or TOKENS_PER_S.match(unit) is not None
+
+
+def per_gpu(unit: str) -> bool:
+    """ "tokens/s/GPU", "tokens per second per GPU": the machine's figure over its GPUs."""
+    return PER_GPU.search(unit) is not None
+
+
 def runtime_of(row: MeasurementRow) -> str:
     """The runtime family the row's engine string names (whole words; first marker wins)."""
     engine = row.engine.lower()
@@ -262,7 +305,16 @@ def runtime_of(row: MeasurementRow) -> str:
     raise NotModeled(f"no efficiency constants for the runtime {row.engine!r}")
 
 
+MLX_BITS = re.compile(r"\b([2-8])[- ]?bit\b", re.IGNORECASE)
+
+
 def _quant(row: MeasurementRow, moe: bool) -> object:
+    """The weight types the row's quantization names. MLX spells its affine formats by their
+    bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16."""
+    if runtime_of(row) == MLX and (bits := MLX_BITS.search(f"{row.quant} {row.model}")):
+        return f"MLX{bits.group(1)}"
+    if re.search(r"\b16[- ]?bit\b", row.quant, re.IGNORECASE):
+        return "BF16"
     name = row.quant.split()[0].strip()
     if moe and name.upper() in EXPERT_ONLY_TYPES:
         return {"default": "Q8_0", "experts": name}
@@ -294,6 +346,9 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
             raise NotModeled("prefill row without a prompt length")
         return "prefill", tokens, depth
     if phase == "decode" and int(w.get("batch", 1) or 1) == 1:
+        prompt, gen = w.get("prompt_tokens"), w.get("gen_tokens")
+        if isinstance(prompt, int) and isinstance(gen, int):  # the mean context of the run
+            return "decode", depth + prompt + gen // 2, 0
         return "decode", depth + DEFAULT_DECODE_CONTEXT, 0
     if phase.startswith("decode") and isinstance(w.get("batch"), int):  # batched decode
         prompt, gen = int(w.get("prompt_tokens", 0) or 0), int(w.get("gen_tokens", 0) or 0)
@@ -304,24 +359,37 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
 def _gpus(row: MeasurementRow) -> tuple[GpuSpec, int]:
     """The row's GPU model from the device table, and how many."""
     device = _match(Gpu, str(row.hardware["gpu"]))
-    if row.quant.upper().startswith("FP8") and "llama.cpp" not in row.engine.lower():
-        if device.fp8_tflops is None:
-            raise NotModeled(
-                f"FP8 weights run FP8 GEMMs (vLLM, SGLang, TensorRT-LLM): the device table has "
-                f"no FP8 peak for the {device.name}"
-            )
+    fp8 = row.quant.upper().startswith("FP8") and "llama.cpp" not in row.engine.lower()
+    if fp8 and device.fp8_tflops is None:
+        raise NotModeled(
+            f"FP8 weights run FP8 GEMMs (vLLM, SGLang, TensorRT-LLM): the device table has "
+            f"no FP8 peak for the {device.name}"
+        )
     return gpu_spec(device), int(row.hardware.get("gpu_count", 1) or 1)
 
 
-def _cpu(row: MeasurementRow) -> tuple[CpuSpec, float]:
-    """The CPU (both sockets when the row says 2 are used) and RAM in GiB."""
+def sockets_of(row: MeasurementRow) -> int:
+    stated = row.hardware.get("sockets")
+    if isinstance(stated, int) and not isinstance(stated, bool) and stated >= 1:
+        return stated
+    return 2 if "2 sockets" in str(row.hardware.get("notes", "")) else 1
+
+
+def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
+    """The CPU and RAM in GiB. Several sockets add their cores; their memory bandwidth adds
+    only for runtimes that keep a copy of the weights on every NUMA node
+    (`NUMA_REPLICATING_RUNTIMES`): otherwise pages sit where they were first touched and the
+    other socket's threads read them over the inter-socket link (docs/model.md, "Sockets")."""
     device = _match(Cpu, str(row.hardware.get("cpu", "")))
-    sockets = 2 if "2 sockets" in str(row.hardware.get("notes", "")) else 1
-    ram_gib = float(_int_after(r"(\d+)\s*TB", str(row.hardware.get("ram", ""))) or 1) * 1024
+    sockets = sockets_of(row)
+    ram = str(row.hardware.get("ram", ""))
+    ram_tb, ram_gb = _int_after(r"(\d+)\s*TB", ram), _int_after(r"(\d+)\s*GB", ram)
+    ram_gib = float(ram_tb * 1024 if ram_tb else ram_gb or 1024)
+    bandwidth_sockets = sockets if runtime in NUMA_REPLICATING_RUNTIMES else 1
     cpu = CpuSpec(
         name=f"{sockets}x {device.name}",
         cores=device.cores * sockets,
-        mem_gbps=device.mem_gbps * sockets,
+        mem_gbps=device.mem_gbps * bandwidth_sockets,
         flops_per_core_cycle=float(device.flops_per_core_cycle),
         ghz=float(device.all_core_ghz),
     )
@@ -356,9 +424,12 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         gen = 0
     if row.hardware.get("soc") or row.hardware.get("system"):
         hardware, placement = Hardware(unified=_unified(row), ram_gib=0.0), "unified"
+    elif "gpu" not in row.hardware and row.hardware.get("cpu"):
+        cpu, ram_gib = _cpu(row, runtime)
+        hardware, placement = Hardware(cpu=cpu, ram_gib=ram_gib), "cpu"
     elif runtime == KTRANSFORMERS:
         gpu, count = _gpus(row)
-        cpu, ram_gib = _cpu(row)
+        cpu, ram_gib = _cpu(row, runtime)
         hardware = Hardware(
             gpu=gpu, gpu_count=count, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps
         )

@@ -104,6 +104,15 @@ WEIGHT_TYPES: dict[str, WeightType] = {
             source="ggml block_iq4_nl: f16 + 16 B = 18 B per 32 weights",
         ),
         WeightType(name="F32", bits_per_weight=32.0, source="IEEE single, 4 bytes"),
+        *(
+            WeightType(
+                name=f"MLX{bits}",
+                bits_per_weight=bits + 0.5,
+                source=f"MLX affine quantization, {bits} bits: a 16-bit scale and bias per group "
+                "of 64 weights, MLX's default group size (mlx.core.quantize docs)",
+            )
+            for bits in (2, 3, 4, 5, 6, 8)
+        ),
         WeightType(name="Q2_K", bits_per_weight=3.1593, source=MIX_TABLE),
         WeightType(name="Q2_K_S", bits_per_weight=2.9697, source=MIX_TABLE),
         WeightType(name="Q3_K_S", bits_per_weight=3.6429, source=MIX_TABLE),

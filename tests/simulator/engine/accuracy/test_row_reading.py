@@ -1,0 +1,107 @@
+"""How a corpus row's published spellings become an engine setup: units, device names in any
+word order, MLX's quantization names, CPU-only machines and their sockets."""
+
+from typing import Any
+
+import pytest
+
+from simulator.engine.calibration.corpus import row_from_json
+from simulator.engine.calibration.predict import predict_row
+from simulator.engine.calibration.setups import (
+    InferSetup,
+    is_tokens_per_s,
+    per_gpu,
+    row_setup,
+)
+from simulator.engine.devices import Cpu, System, require_device
+from simulator.engine.formats.weights import weight_scheme
+
+
+def _row(**changes: Any) -> Any:
+    body = {
+        "id": "T1", "category": "inference_gpu_dense", "engine": "llama.cpp CUDA",
+        "hardware": {"gpu": "RTX 4090", "gpu_count": 1}, "model": "Llama 3.1 8B",
+        "quant": "Q4_0", "workload": {"phase": "decode", "test": "tg128"},
+        "metric": "decode throughput", "value": 100.0, "unit": "tok/s",
+        "source": {"url": "https://example.org/x"},
+    }  # fmt: skip
+    return row_from_json({**body, **changes}, "rows[0]")
+
+
+@pytest.mark.parametrize(
+    "unit", ["tok/s", "t/s", "Tokens/s", "tokens per second", "TPS", "toks/sec", "token/s",
+             "tok/s (prompt_tps)", "tokens-per-sec"],
+)  # fmt: skip
+def test_every_spelling_of_tokens_per_second_is_a_speed(unit: str) -> None:
+    assert is_tokens_per_s(unit)
+    assert predict_row(_row(unit=unit)).modeled
+
+
+@pytest.mark.parametrize("unit", ["s", "s/it", "it/s", "samples/s", "ms/token", "GiB"])
+def test_other_units_are_not_modeled_with_the_reason(unit: str) -> None:
+    prediction = predict_row(_row(unit=unit))
+    assert not prediction.modeled
+    assert unit in prediction.reason
+
+
+def test_a_per_gpu_figure_is_the_machines_over_its_gpus() -> None:
+    assert per_gpu("tokens/s/GPU")
+    assert per_gpu("tokens per second per GPU")
+    assert not per_gpu("tok/s")
+    hardware = {"gpu": "RTX 4090", "gpu_count": 2}
+    machine = predict_row(_row(hardware=hardware)).predicted
+    each = predict_row(_row(hardware=hardware, unit="tokens/s/GPU")).predicted
+    assert machine is not None
+    assert each == pytest.approx(machine / 2)
+
+
+def test_a_device_is_found_by_its_words_in_any_order() -> None:
+    row = _row(hardware={"system": "Apple M3 Ultra Mac Studio 512GB"},
+               engine="llama.cpp Metal")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    unified = setup.request.hardware.unified
+    assert unified is not None
+    assert unified.name == require_device(System, "mac-studio-m3-ultra-512gb", field="x").name
+
+
+def test_mlx_bit_widths_are_its_affine_formats() -> None:
+    row = _row(hardware={"system": "Mac Studio M3 Ultra 512GB"}, engine="mlx-lm 0.26",
+               quant="4-bit")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.quant == weight_scheme("MLX4")
+    # a 16-bit scale and bias per 64 weights: 4 + 32/64 bits
+    assert weight_scheme("MLX4").bytes_per_weight("dense") == pytest.approx(4.5 / 8)
+
+
+def test_a_row_without_its_quantization_is_not_modeled() -> None:
+    prediction = predict_row(_row(quant="not stated"))
+    assert not prediction.modeled
+    assert "quantization" in prediction.reason
+
+
+def test_a_cpu_only_row_runs_on_the_cpu_with_one_sockets_bandwidth_for_llama_cpp() -> None:
+    cpu = require_device(Cpu, "epyc-9354p", field="x")
+    hardware = {"cpu": cpu.name, "sockets": 2, "ram": "768 GB"}
+    setup = row_setup(_row(hardware=hardware, category="inference_cpu"))
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.placement == "cpu"
+    spec = setup.request.hardware.cpu
+    assert spec is not None
+    # both sockets compute; pages sit on the node that first touched them
+    assert spec.cores == 2 * cpu.cores
+    assert spec.mem_gbps == pytest.approx(cpu.mem_gbps)
+    assert setup.request.hardware.ram_gib == 768
+
+
+def test_a_numa_replicating_runtime_reads_both_sockets_memory() -> None:
+    cpu = require_device(Cpu, "intel-xeon-gold-6454s", field="x")
+    hardware = {"cpu": cpu.name, "sockets": 2, "gpu": "RTX 4090", "gpu_count": 1}
+    row = _row(hardware=hardware, engine="KTransformers 0.2", model="DeepSeek-V3",
+               quant="Q4_K_M", category="inference_moe_offload")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    spec = setup.request.hardware.cpu
+    assert spec is not None
+    assert spec.mem_gbps == pytest.approx(2 * cpu.mem_gbps)
