@@ -56,6 +56,13 @@ PARENT_RUNTIME = {
     UNSLOTH: TORCHTUNE,
     HF_TRANSFORMERS: TORCHTUNE,
 }
+# Runtimes whose kernels on a unified-memory machine are their discrete-GPU kernels (CUDA on
+# DGX Spark's GB10, ROCm/HIP and Vulkan on Strix Halo's Radeon 8060S): with no constants of
+# their own there, they borrow their GPU class's bandwidth efficiency and per-layer cost
+# (Efficiency.get); Metal and MLX have no discrete-GPU class.
+GPU_KERNELS_ON_UNIFIED = frozenset(
+    {LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, VLLM, SGLANG}
+)
 # The tensor kernel path each runtime's GPU GEMMs and attention run on (hardware.py): llama.cpp
 # and its forks multiply in FP16 with FP16 accumulate (cuBLAS CUBLAS_COMPUTE_16F for F16 and
 # dequantized weights, MMQ and FlashAttention tiles in half precision); PyTorch stacks (vLLM,
@@ -144,7 +151,8 @@ class Efficiency:
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
         """The constants of `runtime` on `device_class`; with no entry, its parent family's
-        (PARENT_RUNTIME, said in the note), else the prior."""
+        (PARENT_RUNTIME), then, on unified memory, its own GPU class's
+        (GPU_KERNELS_ON_UNIFIED), each said in the note; else the prior."""
         for entry in self.entries:
             if entry.runtime == runtime and entry.device_class == device_class:
                 return entry
@@ -158,7 +166,23 @@ class Efficiency:
                     fitted_on=(),
                     note=f"borrowed from {parent}: no row of {runtime} on {device_class} yet",
                 )
-        return prior_constants(runtime, device_class)
+        prior = prior_constants(runtime, device_class)
+        if device_class == UNIFIED and runtime in GPU_KERNELS_ON_UNIFIED:
+            gpu = self.get(runtime, GPU)
+            if gpu.fitted_on or gpu.note.startswith("borrowed"):
+                # The weight-streaming kernels are the GPU's: their share of peak bandwidth and
+                # per-layer cost carry over. A unified system's FLOPS figure has another basis
+                # (GB10's is derived from a sparse FP4 figure), so FLOPS keep the prior.
+                return dataclasses.replace(
+                    prior,
+                    bandwidth_efficiency=gpu.bandwidth_efficiency,
+                    layer_overhead_s=gpu.layer_overhead_s,
+                    note=(
+                        f"bandwidth and per-layer cost borrowed from {runtime} on {GPU}: no row "
+                        f"of it on {UNIFIED} yet; FLOPS efficiency is the prior"
+                    ),
+                )
+        return prior
 
     def borrows(self, runtime: str, device_class: str) -> bool:
         """Whether `runtime` has no fitted constants of its own on `device_class`."""

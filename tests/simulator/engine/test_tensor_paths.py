@@ -37,17 +37,19 @@ def _peak(gpu: GpuSpec, runtime: str, weights: str) -> float:
         (SGLANG, "AWQ", BF16_ACC32),
     ],
 )
-def test_each_runtime_declares_the_path_its_gemms_take(runtime: str, weights: str, path: str):
+def test_each_runtime_declares_the_path_its_gemms_take(
+    runtime: str, weights: str, path: str
+) -> None:
     assert tensor_path(runtime, weights) == path
 
 
-def test_the_gpu_runs_at_the_peak_of_the_path():
+def test_the_gpu_runs_at_the_peak_of_the_path() -> None:
     assert _peak(GEFORCE, LLAMA_CPP, "Q4_K") == pytest.approx(330.0)
     assert _peak(GEFORCE, VLLM, "BF16") == pytest.approx(165.0)
     assert _peak(GEFORCE, VLLM, "FP8") == pytest.approx(660.0)
 
 
-def test_a_gpu_without_a_figure_for_the_path_falls_back_to_its_bf16_peak():
+def test_a_gpu_without_a_figure_for_the_path_falls_back_to_its_bf16_peak() -> None:
     # no FP16-accumulate figure: the FP32-accumulate one (the documented prior); no FP8
     # tensor cores: vLLM's weight-only FP8 kernels compute in BF16
     assert _peak(AMPERE, LLAMA_CPP, "Q4_K") == pytest.approx(71.0)
