@@ -57,6 +57,26 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 3.1 70b": "llama-3.1-70b",
     "llama 3.3 70b": "llama-3.1-70b",  # Llama 3.3 70B keeps 3.1 70B's config.json shape
     "deepseek r1": "deepseek-v3",  # DeepSeek-R1 is DeepseekV3ForCausalLM, V3's config.json
+    "llama 2 7b": "llama-2-7b",
+    "llama 2 13b": "llama-2-13b",
+    "llama 13b": "llama-2-13b",  # LLaMA-1 13B: Llama 2 13B's widths and layers, 2k context
+    "llama 3.2 1b": "llama-3.2-1b",
+    "mistral 7b": "mistral-7b",
+    "mixtral 8x22b": "mixtral-8x22b",
+    "phi 3 mini": "phi-3-mini-4k",
+    "qwen2.5 7b": "qwen2.5-7b",
+    "qwen2.5 14b": "qwen2.5-14b",
+    "qwen2.5 32b": "qwen2.5-32b",
+    "qwen2.5 72b": "qwen2.5-72b",
+    "qwen 2.5 7b": "qwen2.5-7b",
+    "qwen 2.5 14b": "qwen2.5-14b",
+    "qwen 2.5 32b": "qwen2.5-32b",
+    "qwen 2.5 72b": "qwen2.5-72b",
+    "deepseek r1 distill qwen 32b": "qwen2.5-32b",  # a Qwen2.5-32B fine-tune, same shape
+    "qwen3 8b": "qwen3-8b",
+    "qwen3 14b": "qwen3-14b",
+    "qwen3 32b": "qwen3-32b",
+    "qwen3 30b a3b": "qwen3-30b-a3b",
     "llama 3.1 405b": "llama-3.1-405b",
     "llama 3.2 3b": "llama-3.2-3b",
     "gpt-oss-20b": "gpt-oss-20b",
