@@ -11,7 +11,7 @@ PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
 # Engine figures the catalog's parts do not carry: the rankings run llama.cpp, which has no
 # FP8 GEMMs; the API takes the figure inline or from the device table by name.
-ENGINE_ONLY_FIELDS = {"fp8_tflops"}
+ENGINE_ONLY_FIELDS = {"fp8_tflops", "nvlink_gbps"}
 
 
 def device_part(pk: int, kind: type[Device], slug: str) -> dict[str, Any]:

@@ -45,6 +45,9 @@ class Gpu:
     # Dense FP8 tensor throughput (10^12 FLOP/s, FP32 accumulate where the datasheet says):
     # Ada, Hopper and Blackwell; None on GPUs without FP8 tensor cores or no datasheet figure.
     fp8_tflops: float | None = None
+    # GPU-to-GPU NVLink bandwidth of one GPU, per direction (GB/s), on boards that wire it
+    # (SXM/HGX); None: the GPUs of a machine talk over PCIe.
+    nvlink_gbps: float | None = None
 
     @property
     def pcie_gbps(self) -> float:

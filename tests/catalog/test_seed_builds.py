@@ -63,7 +63,7 @@ def test_build_a_streams_from_one_gen4_drive_at_7_gbps_with_32_gb_ram() -> None:
     hardware = _pc_hardware("seed-a-budget-single-gpu")
     assert {key: hardware[key] for key in TRAINING_KEYS} == {  # type: ignore[literal-required]
         "gpu": {"name": "RTX 4090", "vram_gb": 24, "bf16_tflops": 165.0, "pcie_gbps": 22.0,
-                "fp4": False, "mem_gbps": 1008.0},
+                "fp4": False, "mem_gbps": 1008.0, "fp16_tflops": 330.3},
         "gpu_count": 1, "nvme_gbps": 7.0, "ram_gb": 32, "pinned_gb": 26,
     }  # fmt: skip
 

@@ -129,6 +129,11 @@ def corpus_info(data: Mapping[str, Any]) -> CorpusInfo:
     return CorpusInfo(title=str(data.get("title", "")), assembled=assembled)
 
 
+def source_of(row: MeasurementRow) -> str:
+    """The source a row is left out with: its cited URL (or seed path) without a fragment."""
+    return row.source_url.split("#", 1)[0]
+
+
 def original_rows(rows: tuple[MeasurementRow, ...]) -> tuple[MeasurementRow, ...]:
     """The rows of the team's corpus as assembled, without the rows that extend it."""
     return tuple(row for row in rows if not row.extends_corpus)

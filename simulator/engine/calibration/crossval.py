@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from simulator.engine.calibration.corpus import MeasurementRow
+from simulator.engine.calibration.corpus import MeasurementRow, source_of
 from simulator.engine.calibration.efficiency import (
     Efficiency,
     efficiency_from_json,
@@ -33,11 +33,6 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.version import ENGINE_PACKAGE
 
 CROSSVAL_PATH = "data/crossval.json"
-
-
-def source_of(row: MeasurementRow) -> str:
-    """The source a row is left out with: its cited URL (or seed path) without a fragment."""
-    return row.source_url.split("#", 1)[0]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,7 +22,12 @@ from dataclasses import replace
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from simulator.engine.calibration.corpus import MeasurementRow, load_corpus, load_seed_rows
+from simulator.engine.calibration.corpus import (
+    MeasurementRow,
+    load_corpus,
+    load_seed_rows,
+    source_of,
+)
 from simulator.engine.calibration.efficiency import (
     DEFAULT_RUNTIME,
     LLAMA_CPP_METAL,
@@ -169,6 +174,13 @@ def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
     return table.replace(replace(entry, attention_efficiency=value))
 
 
+# The routing pool fraction is one constant for every MoE model and runtime: it is fitted
+# only on rows from at least this many sources (threads, pages, files), so that one
+# benchmark's batch composition (llama-batched-bench's shared prompt) does not set it for
+# all; fewer, and uniform routing (the prior) stands.
+MIN_ROUTING_SOURCES = 2
+
+
 def depends_on_routing(setup: Setup) -> bool:
     """Whether the routing pool fraction moves the prediction: decode of a batch (≥ 2) of an
     MoE model (at batch 1 a token reads its k experts whatever f)."""
@@ -228,6 +240,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
             if key not in DERIVED_KEYS:
                 by_key.setdefault(key, []).append((row, setup))
     routed = [(row, setup) for row, setup in resolved if depends_on_routing(setup)]
+    if len({source_of(row) for row, _ in routed}) < MIN_ROUTING_SOURCES:
+        routed = []
     table = Efficiency(
         routing_pool_fitted_on=tuple(row.id for row, _ in routed),
         entries=tuple(

@@ -376,6 +376,16 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
     raise NotModeled(f"workload phase {phase!r} is not prefill or decode of one sequence")
 
 
+def _interconnect_gbps(row: MeasurementRow) -> float | None:
+    """GPU-to-GPU bandwidth per direction: the board's NVLink (SXM/HGX parts, from the device
+    table) unless the row says its GPUs talk over PCIe; None (PCIe) for one GPU."""
+    device = _match(Gpu, str(row.hardware["gpu"]))
+    stated = f"{row.hardware.get('interconnect', '')} {row.engine}".lower()
+    if int(row.hardware.get("gpu_count", 1) or 1) < 2 or "pcie" in stated:
+        return None
+    return device.nvlink_gbps
+
+
 def _gpus(row: MeasurementRow) -> tuple[GpuSpec, int]:
     """The row's GPU model from the device table, and how many."""
     device = _match(Gpu, str(row.hardware["gpu"]))
@@ -456,7 +466,13 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         placement = "hybrid"
     else:
         gpu, count = _gpus(row)
-        hardware = Hardware(gpu=gpu, gpu_count=count, ram_gib=0.0, link_gbps=gpu.pcie_gbps)
+        hardware = Hardware(
+            gpu=gpu,
+            gpu_count=count,
+            ram_gib=0.0,
+            link_gbps=gpu.pcie_gbps,
+            interconnect_gbps=_interconnect_gbps(row),
+        )
         placement = "gpu"
     workload = InferWorkload(
         model=model,
@@ -586,6 +602,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         gpu_count=count,
         ram_gib=512.0,
         pinned_gib=480.0,
+        interconnect_gbps=_interconnect_gbps(row),
     )
     workload = replace(workload, activation_checkpointing=checkpointing_of(row, workload, hardware))
     request = SimulationRequest(workload=workload, hardware=hardware)

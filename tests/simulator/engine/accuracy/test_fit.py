@@ -14,7 +14,14 @@ from simulator.engine.calibration.efficiency import (
     PRIOR_EFFICIENCY,
     UNIFORM_ROUTING,
 )
-from simulator.engine.calibration.fit import ROUTING_POOL_GRID, depends_on_routing, fit_shipped
+from simulator.engine.calibration.fit import (
+    MIN_ROUTING_SOURCES,
+    ROUTING_POOL_GRID,
+    UNIFORM_ROUTING,
+    depends_on_routing,
+    fit_efficiency,
+    fit_shipped,
+)
 from simulator.engine.calibration.setups import row_setup
 from simulator.engine.errors import EngineInputError
 
@@ -49,9 +56,22 @@ def test_the_routing_pool_fraction_is_fitted_on_batched_moe_decode_rows_only():
     by_id = {row.id: row for row in ROWS}
     fitted_on = shipped.routing_pool_fitted_on
     assert "H039" in fitted_on
-    assert len(fitted_on) == 45  # 3 MoE models × 3 prompt lengths × B = 2, 4, 8, 16, 32
+    # 3 MoE models × 3 prompt lengths × B = 2, 4, 8, 16, 32 on DGX Spark, and H071 (vLLM,
+    # 64 concurrent requests of Qwen3-235B-A22B on 4× B200)
+    assert len(fitted_on) == 46
+    assert "H071" in fitted_on
     assert all(depends_on_routing(row_setup(by_id[i])) for i in fitted_on)
     assert "X001" not in fitted_on  # batch 1: the fraction does not move it
+
+
+def test_one_source_alone_does_not_set_the_routing_pool_fraction():
+    """A global constant needs rows from MIN_ROUTING_SOURCES sources: one benchmark's batch
+    composition stays its own, and uniform routing stands."""
+    spark = [row for row in ROWS if "dgx-spark" in row.source_url]
+    assert MIN_ROUTING_SOURCES == 2
+    alone = fit_efficiency(spark)
+    assert alone.routing_pool_fraction == UNIFORM_ROUTING
+    assert alone.routing_pool_fitted_on == ()
 
 
 def test_no_batched_moe_row_keeps_uniform_routing():
