@@ -9,13 +9,13 @@ from simulator.engine.calibration import (
     load_efficiency,
     load_seed_rows,
 )
+from simulator.engine.calibration.corpus import source_of
 from simulator.engine.calibration.crossval import (
     cross_validated_predictions,
     crossval_from_json,
     crossval_to_json,
     fit_without,
     load_crossval,
-    source_of,
     sources,
 )
 from simulator.engine.calibration.efficiency import TORCHTUNE, TRAIN, prior_constants

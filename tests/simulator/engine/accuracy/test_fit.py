@@ -17,9 +17,7 @@ from simulator.engine.calibration.efficiency import (
 from simulator.engine.calibration.fit import (
     MIN_ROUTING_SOURCES,
     ROUTING_POOL_GRID,
-    UNIFORM_ROUTING,
     depends_on_routing,
-    fit_efficiency,
     fit_shipped,
 )
 from simulator.engine.calibration.setups import row_setup
