@@ -181,6 +181,11 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "a serving benchmark without its prompt and output lengths cannot be simulated",
         ),
         (
+            bool(re.search(r"(?:-sm|--split-mode)\s+tensor", lowered)),
+            "llama.cpp's tensor split (-sm tensor) was an experimental branch when measured; "
+            "its kernels are not the released layer or row split",
+        ),
+        (
             "gpus" in row.hardware,
             "mixed GPU models in one machine: the engine's layer split assumes identical GPUs",
         ),
@@ -346,6 +351,12 @@ def _int_after(pattern: str, text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def _ubatch_of(row: MeasurementRow) -> int | None:
+    """llama.cpp's micro-batch (`-ub N`, "ub N", "ubatch N"), if the row states it."""
+    text = f"{row.engine} {row.workload.get('test', '')}"
+    return _int_after(r"(?:\bub|\bubatch|-ub|n_ubatch)\s*=?\s*(\d+)", text)
+
+
 def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
     """("prefill", prompt tokens, depth) or ("decode", mean context, 0) from the row's
     workload. llama-bench's `@ dN` (or a stated `context_depth`) is the tokens already in the
@@ -356,6 +367,8 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
     if isinstance(w.get("context"), int):  # stated outright (seed rows)
         return "decode", int(w["context"]), 0
     if (n := _int_after(r"^pp(\d+)", test)) is not None:
+        if _ubatch_of(row) == 1:  # one token per evaluation: a decode step at each position
+            return "decode", depth + n // 2, 0
         return "prefill", n, depth
     if (n := _int_after(r"^tg(\d+)", test)) is not None:
         return "decode", depth + n // 2, 0
@@ -438,6 +451,32 @@ def _unified(row: MeasurementRow) -> UnifiedSpec:
     )
 
 
+def _experts_on_cpu(row: MeasurementRow) -> bool:
+    """llama.cpp's expert offload: a tensor override sending FFN/expert tensors to the CPU
+    (`-ot exps=CPU`, `-ot blk.12-93.ffn=CPU`) or `--cpu-moe` / `--n-cpu-moe N`."""
+    engine = row.engine.lower()
+    return bool(
+        row.hardware.get("gpu")
+        and row.hardware.get("cpu")
+        and re.search(r"(?:-ot|--override-tensor)\b[^,;)]*=cpu|--(?:n-)?cpu-moe|-ncmoe", engine)
+    )
+
+
+def _offload_from_layer(row: MeasurementRow, num_layers: int) -> int | None:
+    """The first layer whose routed experts sit in RAM: every MoE layer's for `exps=CPU` or
+    `--cpu-moe` (None: from the first MoE layer), from N for `blk.N-M.ffn=CPU` reaching the
+    last layer, the last N layers' for `--n-cpu-moe N` (the same count of experts in RAM)."""
+    engine = row.engine.lower()
+    if (n := _int_after(r"--n-cpu-moe\s+(\d+)", engine)) is not None:
+        return max(0, num_layers - n)
+    span = re.search(r"blk\.(\d+)-(\d+)\.ffn[^=]*=cpu", engine)
+    if span and int(span.group(2)) >= num_layers - 1:
+        return int(span.group(1))
+    if span:
+        raise NotModeled("the row overrides a middle range of layers' experts to the CPU")
+    return None
+
+
 def infer_setup(row: MeasurementRow) -> InferSetup:
     runtime = runtime_of(row)
     model = load_model(model_slug(row))
@@ -457,7 +496,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
     elif "gpu" not in row.hardware and row.hardware.get("cpu"):
         cpu, ram_gib = _cpu(row, runtime)
         hardware, placement = Hardware(cpu=cpu, ram_gib=ram_gib), "cpu"
-    elif runtime == KTRANSFORMERS:
+    elif runtime == KTRANSFORMERS or _experts_on_cpu(row):
         gpu, count = _gpus(row)
         cpu, ram_gib = _cpu(row, runtime)
         hardware = Hardware(
@@ -483,10 +522,12 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         prefill_depth_tokens=depth,
         batch=batch if phase in ("decode", "serving") else 1,
         tensor_parallel=_tensor_parallel(row) if placement == "gpu" else 1,
-        ubatch=_int_after(r"\bub (\d+)", row.engine) or max(DEFAULT_UBATCH, tokens)
-        if runtime == KTRANSFORMERS
-        else _int_after(r"\bub (\d+)", row.engine) or DEFAULT_UBATCH,
+        ubatch=_ubatch_of(row)
+        or (max(DEFAULT_UBATCH, tokens) if runtime == KTRANSFORMERS else DEFAULT_UBATCH),
         runtime=runtime,
+        offload_from_layer=_offload_from_layer(row, model.num_layers)
+        if placement == "hybrid" and runtime != KTRANSFORMERS
+        else None,
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()

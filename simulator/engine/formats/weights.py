@@ -149,6 +149,25 @@ WEIGHT_TYPES: dict[str, WeightType] = {
             bits_per_weight=5.5,
             source="ik_llama.cpp block_iq5_k: 176 B per 256 weights (PR #8)",
         ),
+        *(
+            WeightType(
+                name=name,
+                bits_per_weight=bits,
+                source=f"ik_llama.cpp ggml-common.h {block}"
+                + (", repacked 4 rows at a time (block_*_r4 = 4 blocks)" if "R4" in name else ""),
+            )
+            for names, bits, block in (
+                (("IQ2_K", "IQ2_K_R4"), 2.375, "block_iq2_k: 2 + 2 + 8 + 64 = 76 B per 256"),
+                (
+                    ("IQ3_K", "IQ3_K_R4"),
+                    3.4375,
+                    "block_iq3_k: 2 + 2 + 2 + 8 + 64 + 32 = 110 B per 256",
+                ),
+                (("IQ4_K", "IQ4_K_R4"), 4.5, "block_iq4_k: 2 + 2 + 4 + 8 + 128 = 144 B per 256"),
+                (("IQ5_K_R4",), 5.5, "block_iq5_k: 176 B per 256"),
+            )
+            for name in names
+        ),
         WeightType(
             name="IQ4_XS",
             bits_per_weight=4.25,

@@ -105,3 +105,53 @@ def test_a_numa_replicating_runtime_reads_both_sockets_memory() -> None:
     spec = setup.request.hardware.cpu
     assert spec is not None
     assert spec.mem_gbps == pytest.approx(2 * cpu.mem_gbps)
+
+
+def test_prompt_processing_one_token_at_a_time_is_decode_at_the_mean_depth() -> None:
+    row = _row(engine="llama.cpp CUDA (-ub 1, full offload)",
+               workload={"phase": "prefill", "test": "pp512"})  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.phase == "decode"
+    assert setup.request.workload.context == 256
+
+
+def test_the_stated_micro_batch_is_the_prefills() -> None:
+    row = _row(engine="ik_llama.cpp CUDA (n_ubatch 1024, fa 1)",
+               workload={"phase": "prefill", "test": "pp2048"})  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.ubatch == 1024
+
+
+def test_llama_cpps_experimental_tensor_split_is_not_modeled() -> None:
+    prediction = predict_row(_row(engine="llama.cpp CUDA (PR branch, 4 GPUs, -sm tensor)",
+                                  hardware={"gpu": "RTX 4090", "gpu_count": 4}))  # fmt: skip
+    assert not prediction.modeled
+    assert "-sm tensor" in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("flags", "offload_from"),
+    [("-ngl 99 -ot exps=CPU", None), ("--cpu-moe", None), ("-ot blk.12-47.ffn=CPU", 12),
+     ("--n-cpu-moe 10", 38)],
+)  # fmt: skip
+def test_llama_cpps_expert_overrides_are_the_hybrid_placement(
+    flags: str, offload_from: int | None
+) -> None:
+    cpu = require_device(Cpu, "threadripper-pro-7975wx", field="x")
+    row = _row(engine=f"llama.cpp CUDA ({flags}, -fa 1)", model="Qwen3-30B-A3B",
+               hardware={"gpu": "RTX 4090", "gpu_count": 1, "cpu": cpu.name, "ram": "256 GB"},
+               category="inference_moe_offload")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    workload = setup.request.workload
+    assert workload.placement == "hybrid"
+    assert workload.offload_from_layer == offload_from  # Qwen3-30B-A3B has 48 layers
+
+
+@pytest.mark.parametrize(
+    ("name", "bits"), [("IQ2_K", 2.375), ("IQ3_K", 3.4375), ("IQ4_K_R4", 4.5), ("IQ5_K_R4", 5.5)]
+)
+def test_ik_llama_cpps_k_quants_read_their_block_sizes(name: str, bits: float) -> None:
+    assert weight_scheme(name).bytes_per_weight("experts") * 8 == pytest.approx(bits)
