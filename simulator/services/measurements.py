@@ -11,7 +11,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -150,18 +150,31 @@ def prediction_version() -> str:
     return f"{ENGINE_VERSION}+{_efficiency_fingerprint(table + held_out)}"
 
 
-def measurement_prediction(measurement: Measurement) -> tuple[Prediction, Prediction]:
+def measurement_prediction(
+    measurement: Measurement, version: str | None = None
+) -> tuple[Prediction, Prediction]:
     """The engine's prediction of a stored row (read as the engine reads corpus rows) with
     the shipped constants, and with the constants fitted without the row's source; a row the
     engine cannot read is not modeled, with the reason."""
+    row_json = json.dumps(measurement.as_corpus_row(), sort_keys=True, default=str)
+    version = prediction_version() if version is None else version
+    return _row_predictions(version, row_json, measurement.row_id)
+
+
+# The engine is pure: one row's predictions under one version (engine and constants) are
+# the same every time, so a process computes them once (bin/run reloads the corpus, the
+# tests load it per test).
+@lru_cache(maxsize=8192)
+def _row_predictions(version: str, row_json: str, row_id: str) -> tuple[Prediction, Prediction]:
+    body = json.loads(row_json)
     try:
-        row = row_from_json(measurement.as_corpus_row(), measurement.row_id)
+        row = row_from_json(body, row_id)
     except EngineInputError as error:
         reason = f"the row cannot be read: {json_path(error.field)}: {error.message}"
         unread = Prediction(
-            row_id=measurement.row_id, category=measurement.category, modeled=False,
-            measured=measurement.value, unit=measurement.unit, predicted=None,
-            signed_error=None, reason=reason,
+            row_id=row_id, category=str(body.get("category", "")), modeled=False,
+            measured=float(body.get("value") or 0.0), unit=str(body.get("unit", "")),
+            predicted=None, signed_error=None, reason=reason,
         )  # fmt: skip
         return unread, unread
     crossval = load_crossval()
@@ -184,7 +197,9 @@ def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = Non
         rows = rows.exclude(prediction_version=version)
     computed = list(rows)
     now = timezone.now()
-    changed = [m for m in computed if _store_prediction(m, *measurement_prediction(m), version)]
+    changed = [
+        m for m in computed if _store_prediction(m, *measurement_prediction(m, version), version)
+    ]
     for measurement in changed:
         measurement.predicted_at = measurement.updated_at = now
     fields = [*PREDICTION_FIELDS, "predicted_at", "updated_at"]

@@ -40,11 +40,14 @@ LLAMA_CPP_ROCM = "llama.cpp-rocm"  # HIP backend on AMD GPUs
 MLX = "mlx"  # Apple's MLX / mlx-lm
 VLLM = "vllm"
 SGLANG = "sglang"
+TENSORRT_LLM = "tensorrt-llm"  # NVIDIA TensorRT-LLM (trtllm-serve, trtllm-bench)
 UNSLOTH = "unsloth"  # fused Triton kernels over PyTorch
+MEGATRON = "megatron"  # Megatron-Core: Megatron-LM, Megatron-Bridge, NeMo, ms-swift's megatron
 HF_TRANSFORMERS = "hf-transformers"  # transformers + PEFT / TRL, axolotl, LLaMA-Factory
 INFERENCE_RUNTIMES = (LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, METAL_MARLIN, KTRANSFORMERS,
-                      LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, MLX, VLLM, SGLANG)  # fmt: skip
-TRAINING_RUNTIMES = (TORCHTUNE, UNSLOTH, HF_TRANSFORMERS)
+                      LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, MLX, VLLM, SGLANG,
+                      TENSORRT_LLM)  # fmt: skip
+TRAINING_RUNTIMES = (TORCHTUNE, UNSLOTH, HF_TRANSFORMERS, MEGATRON)
 RUNTIMES = (*INFERENCE_RUNTIMES, *TRAINING_RUNTIMES)
 PARENT_RUNTIME = {
     LLAMA_CPP_VULKAN: LLAMA_CPP,
@@ -52,16 +55,18 @@ PARENT_RUNTIME = {
     IK_LLAMA_CPP: LLAMA_CPP,
     MLX: LLAMA_CPP_METAL,
     SGLANG: VLLM,
+    TENSORRT_LLM: VLLM,
     VLLM: LLAMA_CPP,
     UNSLOTH: TORCHTUNE,
     HF_TRANSFORMERS: TORCHTUNE,
+    MEGATRON: TORCHTUNE,
 }
 # Runtimes whose kernels on a unified-memory machine are their discrete-GPU kernels (CUDA on
 # DGX Spark's GB10, ROCm/HIP and Vulkan on Strix Halo's Radeon 8060S): with no constants of
 # their own there, they borrow their GPU class's bandwidth efficiency and per-layer cost
 # (Efficiency.get); Metal and MLX have no discrete-GPU class.
 GPU_KERNELS_ON_UNIFIED = frozenset(
-    {LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, VLLM, SGLANG}
+    {LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, VLLM, SGLANG, TENSORRT_LLM}
 )
 # The tensor kernel path each runtime's GPU GEMMs and attention run on (hardware.py): llama.cpp
 # and its forks multiply in FP16 with FP16 accumulate (cuBLAS CUBLAS_COMPUTE_16F for F16 and
@@ -77,7 +82,7 @@ TENSOR_PATH = {
 
 # Runtimes whose FP8 checkpoints run FP8 GEMMs on FP8 tensor cores (vLLM's and SGLang's
 # cutlass/DeepGEMM W8A8 kernels, activations quantized per token) where the GPU has them.
-FP8_GEMM_RUNTIMES = frozenset({VLLM, SGLANG})
+FP8_GEMM_RUNTIMES = frozenset({VLLM, SGLANG, TENSORRT_LLM})
 
 
 def tensor_path(runtime: str | None, weights: str = "") -> str:
@@ -91,6 +96,9 @@ def tensor_path(runtime: str | None, weights: str = "") -> str:
 # The runtime a prediction assumes when the request names none: what people run on each
 # kind of machine (rankings use these).
 DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
+# Runtimes whose layer split pipelines a prompt's micro-batches over the GPUs (llama.cpp and
+# its forks since ggml-org/llama.cpp PR #6017; serve/prefill.layer_split_pipeline_factor).
+PIPELINING_RUNTIMES = frozenset({LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM})
 # Hybrid runtimes that compute the CPU-resident experts' prefill on the CPU (KTransformers'
 # CPU MoE kernels) rather than copying them to the GPU per micro-batch as llama.cpp does.
 RUNTIMES_COMPUTING_EXPERTS_ON_CPU = frozenset({KTRANSFORMERS})

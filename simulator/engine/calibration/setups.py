@@ -22,9 +22,11 @@ from simulator.engine.calibration.efficiency import (
     LLAMA_CPP_METAL,
     LLAMA_CPP_ROCM,
     LLAMA_CPP_VULKAN,
+    MEGATRON,
     METAL_MARLIN,
     MLX,
     SGLANG,
+    TENSORRT_LLM,
     TORCHTUNE,
     UNSLOTH,
     VLLM,
@@ -58,6 +60,9 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 3.3 70b": "llama-3.1-70b",  # Llama 3.3 70B keeps 3.1 70B's config.json shape
     "deepseek r1": "deepseek-v3",  # DeepSeek-R1 is DeepseekV3ForCausalLM, V3's config.json
     "llama 2 7b": "llama-2-7b",
+    "llama2 7b": "llama-2-7b",
+    "llama2 13b": "llama-2-13b",
+    "llama2 70b": "llama-2-70b",
     "llama 2 13b": "llama-2-13b",
     "llama 13b": "llama-2-13b",  # LLaMA-1 13B: Llama 2 13B's widths and layers, 2k context
     "llama 3.2 1b": "llama-3.2-1b",
@@ -97,14 +102,27 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("kt-kernel", KTRANSFORMERS),
     ("llama.cpp metal", LLAMA_CPP_METAL),
     ("torchtune", TORCHTUNE),
+    ("torchtitan", TORCHTUNE),  # PyTorch-native FSDP2 training, torchtune's stack
+    ("megatron", MEGATRON),
+    ("nemo", MEGATRON),
     ("unsloth", UNSLOTH),
     ("axolotl", HF_TRANSFORMERS),
+    ("accelerate", HF_TRANSFORMERS),
+    ("deepspeed", HF_TRANSFORMERS),
+    ("litgpt", HF_TRANSFORMERS),
+    ("fsdp_qlora", HF_TRANSFORMERS),
+    ("h2o", HF_TRANSFORMERS),
+    ("ms-swift", HF_TRANSFORMERS),
+    ("swift", HF_TRANSFORMERS),
     ("llama-factory", HF_TRANSFORMERS),
     ("llamafactory", HF_TRANSFORMERS),
     ("peft", HF_TRANSFORMERS),
     ("trl", HF_TRANSFORMERS),
     ("transformers", HF_TRANSFORMERS),
     ("sglang", SGLANG),
+    ("tensorrt-llm", TENSORRT_LLM),
+    ("trt-llm", TENSORRT_LLM),
+    ("trtllm", TENSORRT_LLM),
     ("vllm-mlx", MLX),  # vLLM's API over MLX kernels on Apple silicon
     ("vllm", VLLM),
     ("mlx-lm", MLX),
@@ -204,6 +222,21 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "engine reads, and the row does not state the CPU",
         ),
         (
+            bool(re.search(r"\brpc\b", row.engine.lower())),
+            "llama.cpp RPC spreads the layers over machines on a network, which the engine "
+            "(one machine) does not model",
+        ),
+        (
+            str(row.workload.get("figure_scope", "")).startswith("not stated"),
+            "the source does not say whether its tokens/s is per GPU or the machine's",
+        ),
+        (
+            row.workload.get("phase") == "train"
+            and bool(re.search(r"float8|\bfp8\b", f"{row.engine} {row.quant}".lower())),
+            "FP8 training (torchao float8, Transformer Engine) is not in the training engine, "
+            "whose GEMMs run in BF16",
+        ),
+        (
             row.category == "training_moe_offload",
             "LoRA training with routed experts computed on the CPU (KTransformers AMX) is not "
             "in the training engine, which keeps or streams whole layers on the GPU",
@@ -240,12 +273,22 @@ def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
 
 
 def _serving_concurrency(row: MeasurementRow) -> int:
+    """Requests in flight at once, as stated; one when the run sent a single prompt. A run
+    of many prompts that states no concurrency (an offline throughput run, every prompt
+    queued at once) batches as many as the runtime's max batch and KV cache allow, which the
+    row does not say: not modeled."""
     w = row.workload
-    for key in ("max_concurrency", "concurrency", "batch"):
+    for key in ("max_concurrency", "concurrency", "batch", "parallel_slots"):
         value = w.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
-    return 1
+    prompts = w.get("num_prompts")
+    if prompts is None or prompts == 1:
+        return 1
+    raise NotModeled(
+        "the row states no concurrency: its prompts were queued at once and the runtime "
+        "batched as many as its max batch and KV cache allowed, which the row does not state"
+    )
 
 
 def _tensor_parallel(row: MeasurementRow) -> int:
@@ -303,12 +346,13 @@ def model_slug(row: MeasurementRow) -> str:
 # Spellings sources use for tokens per second ("t/s", "tok/sec", "tokens per second", "TPS",
 # "toks/sec", "tok/s (prompt_tps)"): the unit stays as published, the engine reads it so.
 TOKENS_PER_S = re.compile(
-    r"^\s*(?:(?:t|tok|toks|token|tokens)\s*(?:/|-per-|\s+per\s+)\s*(?:s|sec|second)|tps)\b",
+    r"^\s*(?:(?:median|mean|average|avg)\s+)?"
+    r"(?:(?:t|tok|toks|token|tokens)\s*(?:/|-per-|\s+per\s+)\s*(?:s|sec|second)|tps)\b",
     re.IGNORECASE,
 )
 
 
-PER_GPU = re.compile(r"(?:/\s*GPU|per\s+GPU)\b", re.IGNORECASE)
+PER_GPU = re.compile(r"(?:/\s*(?:GPU|device)|per\s+(?:GPU|device))\b", re.IGNORECASE)
 
 
 def is_tokens_per_s(unit: str) -> bool:
@@ -340,6 +384,8 @@ def _quant(row: MeasurementRow, moe: bool) -> object:
         return f"MLX{bits.group(1)}"
     if re.search(r"\b16[- ]?bit\b", row.quant, re.IGNORECASE):
         return "BF16"
+    if row.quant.split()[0].strip().upper() == "FP16":  # IEEE half, ggml's F16
+        return "F16"
     name = row.quant.split()[0].strip()
     if moe and name.upper() in EXPERT_ONLY_TYPES:
         return {"default": "Q8_0", "experts": name}
@@ -439,8 +485,28 @@ def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
     return cpu, ram_gib
 
 
+def _system_text(row: MeasurementRow) -> str | None:
+    """The row's unified-memory machine: its `soc` or `system`, or a `gpu` that names an
+    integrated GPU the device table holds as a system (Radeon 8060S, Strix Halo)."""
+    stated = row.hardware.get("soc") or row.hardware.get("system")
+    if stated:
+        return str(stated)
+    gpu = str(row.hardware.get("gpu") or "")
+    if not gpu:
+        return None
+    try:
+        _match(Gpu, gpu)
+    except NotModeled:
+        try:
+            _match(System, gpu)
+        except NotModeled:
+            return None
+        return gpu
+    return None
+
+
 def _unified(row: MeasurementRow) -> UnifiedSpec:
-    text = str(row.hardware.get("soc") or row.hardware.get("system"))
+    text = str(_system_text(row))
     device = _match(System, text)
     mem_gb = _int_after(r"(\d+)\s*GB", text) or 128
     return UnifiedSpec(
@@ -491,7 +557,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         phase, tokens, depth = _phase_tokens(row)
         batch = int(row.workload.get("batch", 1) or 1)
         gen = 0
-    if row.hardware.get("soc") or row.hardware.get("system"):
+    if _system_text(row) is not None:
         hardware, placement = Hardware(unified=_unified(row), ram_gib=0.0), "unified"
     elif "gpu" not in row.hardware and row.hardware.get("cpu"):
         cpu, ram_gib = _cpu(row, runtime)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from simulator.engine.calibration.efficiency import (
+    DEFAULT_RUNTIME,
+    PIPELINING_RUNTIMES,
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
     Efficiency,
     load_efficiency,
@@ -36,7 +38,13 @@ from simulator.engine.serve.hardware import (
 )
 from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
 from simulator.engine.serve.placement import ModelParts, Placement, Share, model_parts, place
-from simulator.engine.serve.prefill import PrefillRun, PrefillWork, prefill_time, prefill_work
+from simulator.engine.serve.prefill import (
+    PrefillRun,
+    PrefillWork,
+    layer_split_pipeline_factor,
+    prefill_time,
+    prefill_work,
+)
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.units import GIB
 from simulator.engine.workload import InferenceRequest
@@ -225,8 +233,19 @@ def run_placed(
         prefill=replace(
             prefill_time(placed.prefill, devices, link_gbps),
             allreduce_s=allreduce(tokens=w.prompt_tokens),
+            pipeline_factor=_pipeline_factor(request, placement.name),
         ),
     )
+
+
+def _pipeline_factor(request: InferenceRequest, placement: str) -> float:
+    """llama.cpp's layer split pipelines a prompt's micro-batches over the GPUs (prefill.py,
+    layer_split_pipeline_factor); other runtimes and tensor parallelism do not."""
+    w, gpus = request.workload, request.hardware.gpu_count
+    runtime = w.runtime or DEFAULT_RUNTIME[GPU]
+    if placement != GPU or w.tensor_parallel > 1 or runtime not in PIPELINING_RUNTIMES:
+        return 1.0
+    return layer_split_pipeline_factor(w.prompt_tokens, w.ubatch, gpus)
 
 
 def gpu_link_gbps(hardware: Hardware) -> float:

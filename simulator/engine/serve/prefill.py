@@ -37,12 +37,14 @@ class PrefillRun:
     link_bytes: float
     link_s: float
     allreduce_s: float = 0.0  # tensor parallelism's all-reduces between the GPUs
+    # The layer split's pipeline: the prompt's GPU time on G GPUs over its time at one GPU's
+    # pace (layer_split_pipeline_factor); 1 on one GPU.
+    pipeline_factor: float = 1.0
 
     @property
     def time_s(self) -> float:
         return (
-            max(self.compute_s, self.weight_read_s)
-            + self.overhead_s
+            (max(self.compute_s, self.weight_read_s) + self.overhead_s) * self.pipeline_factor
             + self.link_s
             + self.allreduce_s
         )
@@ -50,6 +52,26 @@ class PrefillRun:
     @property
     def tokens_per_s(self) -> float:
         return self.tokens / self.time_s
+
+
+# llama.cpp's pipeline parallelism (ggml-org/llama.cpp PR #6017, default since March 2024):
+# with layers split over G GPUs, a batch of n_batch prompt tokens is cut into micro-batches of
+# n_ubatch that flow through the GPUs one after another, at most GGML_SCHED_MAX_COPIES in
+# flight, so the GPUs work on different micro-batches at once.
+LLAMA_CPP_N_BATCH = 2048  # llama.cpp's default logical batch (common.h, n_batch)
+SCHED_MAX_COPIES = 4  # ggml-backend's GGML_SCHED_MAX_COPIES default
+
+
+def layer_split_pipeline_factor(tokens: int, ubatch: int, gpus: int) -> float:
+    """The prompt's time on `gpus` pipelined stages over its time at one GPU's pace. m
+    micro-batches of one batch take m + G − 1 stage times (a stage is 1/G of the layers);
+    with fewer copies in flight than stages, at least m·G/copies. One micro-batch (a prompt
+    no longer than n_ubatch) gains nothing: the factor is 1."""
+    if gpus <= 1:
+        return 1.0
+    micro_batches = math.ceil(min(tokens, LLAMA_CPP_N_BATCH) / ubatch)
+    stage_times = max(micro_batches + gpus - 1, micro_batches * gpus / min(SCHED_MAX_COPIES, gpus))
+    return stage_times / (micro_batches * gpus)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,6 +7,7 @@ from simulator.engine.calibration.efficiency import (
     IK_LLAMA_CPP,
     LLAMA_CPP,
     SGLANG,
+    TENSORRT_LLM,
     VLLM,
     tensor_path,
 )
@@ -35,6 +36,7 @@ def _peak(gpu: GpuSpec, runtime: str, weights: str) -> float:
         (VLLM, "FP8", FP8),
         (SGLANG, "FP8", FP8),
         (SGLANG, "AWQ", BF16_ACC32),
+        (TENSORRT_LLM, "FP8", FP8),
     ],
 )
 def test_each_runtime_declares_the_path_its_gemms_take(

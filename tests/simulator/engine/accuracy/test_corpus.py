@@ -3,17 +3,26 @@ import copy
 import pytest
 
 from simulator.engine.calibration import load_corpus, rows_from_corpus
-from simulator.engine.calibration.corpus import original_rows, read_corpus_file
+from simulator.engine.calibration.corpus import (
+    GATHERED_PATH,
+    ISO_DATE,
+    original_rows,
+    read_corpus_file,
+    source_of,
+)
 from simulator.engine.errors import EngineInputError
 
 CORPUS_ROWS = 43  # the team's corpus as assembled (H001–H085)
+GATHERED = read_corpus_file(GATHERED_PATH)  # rows from sources the team's corpus did not cite
+FINE_TUNING_ROWS = 40  # issue 15: at least 40 fine-tuning rows (LoRA, QLoRA, full; 1 and more GPUs)
 EXTENSION_ROWS = 71  # X001–X071: the other llama-batched-bench cells of H039's source file
 
 
 def test_the_shipped_corpus_has_43_rows_and_its_assembly_date():
     info, rows = load_corpus()
     assert len(original_rows(rows)) == CORPUS_ROWS
-    assert len(rows) == CORPUS_ROWS + EXTENSION_ROWS == read_corpus_file()["row_count"]
+    assert read_corpus_file()["row_count"] == CORPUS_ROWS + EXTENSION_ROWS
+    assert len(rows) == CORPUS_ROWS + EXTENSION_ROWS + GATHERED["row_count"]
     assert info.assembled == "2026-11-21"
     assert rows[0].id == "H001"
     assert rows[0].source_url == "https://github.com/ggml-org/llama.cpp/pull/4766"
@@ -45,7 +54,28 @@ def test_a_bad_row_is_rejected_naming_its_field(change, field):
 def test_extension_rows_cite_h039s_source_and_say_what_they_extend():
     _, rows = load_corpus()
     h039 = next(row for row in rows if row.id == "H039")
-    extension = [row for row in rows if row.extends_corpus]
+    extension = [row for row in rows if row.id.startswith("X")]
+    assert all(row.extends_corpus for row in extension)
     assert len(extension) == EXTENSION_ROWS
     assert all(row.id.startswith("X") and row.category == "serving_batched" for row in extension)
     assert {row.source_url for row in extension} == {h039.source_url}
+
+
+def test_gathered_rows_come_from_new_sources_each_with_where_and_when_it_was_read():
+    team = {source_of(row) for row in rows_from_corpus(read_corpus_file())}
+    gathered = GATHERED["rows"]
+    assert len(gathered) == GATHERED["row_count"]
+    for row in gathered:
+        source = row["source"]
+        assert source["url"].split("#", 1)[0] not in team, row["id"]
+        assert source["where"].strip(), row["id"]
+        assert ISO_DATE.match(source["read"]), row["id"]
+        assert row["extends_corpus"].startswith("extends the corpus"), row["id"]
+
+
+def test_the_corpus_meets_issue_15s_size_breadth_and_fine_tuning_share():
+    _, rows = load_corpus()
+    assert len(rows) >= 300
+    assert len({source_of(row) for row in rows}) >= 40
+    fine_tuning = [row for row in rows if row.category.startswith("training")]
+    assert len(fine_tuning) >= FINE_TUNING_ROWS

@@ -12,6 +12,7 @@ from simulator.engine.calibration.setups import (
     is_tokens_per_s,
     per_gpu,
     row_setup,
+    runtime_of,
 )
 from simulator.engine.devices import Cpu, System, require_device
 from simulator.engine.formats.weights import weight_scheme
@@ -155,3 +156,50 @@ def test_llama_cpps_expert_overrides_are_the_hybrid_placement(
 )
 def test_ik_llama_cpps_k_quants_read_their_block_sizes(name: str, bits: float) -> None:
     assert weight_scheme(name).bytes_per_weight("experts") * 8 == pytest.approx(bits)
+
+
+def test_an_integrated_gpu_named_as_the_gpu_is_its_unified_memory_system() -> None:
+    strix = require_device(System, "amd-ryzen-ai-max-plus-395", field="x")
+    row = _row(engine="llama.cpp Vulkan (b6000, -fa 1)",
+               hardware={"gpu": "AMD Radeon 8060S (Strix Halo iGPU), 128 GB"})  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.placement == "unified"
+    unified = setup.request.hardware.unified
+    assert unified is not None
+    assert unified.mem_gbps == strix.mem_bandwidth_gbps
+    assert unified.mem_gib == 128
+
+
+def test_a_serving_run_of_many_prompts_without_its_concurrency_is_not_modeled() -> None:
+    serving = {"phase": "serving", "prompt_tokens": 1000, "gen_tokens": 1000,
+               "num_prompts": 3000}  # fmt: skip
+    prediction = predict_row(_row(engine="vLLM 0.10", workload=serving,
+                                  category="serving_batched"))  # fmt: skip
+    assert not prediction.modeled
+    assert "concurrency" in prediction.reason
+    one = predict_row(_row(engine="vLLM 0.10", workload={**serving, "num_prompts": 1},
+                           category="serving_batched"))  # fmt: skip
+    assert one.modeled
+
+
+@pytest.mark.parametrize(
+    ("engine", "runtime"),
+    [("TensorRT-LLM trtllm-bench (PyTorch backend), TP1", "tensorrt-llm"),
+     ("Megatron-Bridge (NeMo 26.06 container)", "megatron"),
+     ("NVIDIA NeMo 24.07 container", "megatron"), ("torchtitan + FSDP2", "torchtune"),
+     ("HF accelerate FSDP", "hf-transformers"), ("vllm-mlx v0.3.0", "mlx"),
+     ("mlx-lm 0.26 (mlx_lm.generate)", "mlx"), ("Rapid-MLX server", "mlx")],
+)  # fmt: skip
+def test_engine_strings_name_their_runtime_family(engine: str, runtime: str) -> None:
+    assert runtime_of(_row(engine=engine)) == runtime
+
+
+def test_fp8_training_is_not_modeled() -> None:
+    row = _row(engine="torchtitan + torchao float8", category="training_multi_gpu",
+               quant="BF16 + float8 linears",
+               workload={"phase": "train", "method": "Full finetune", "seq_len": 8192,
+                         "batch_size": 1})  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "FP8 training" in prediction.reason
