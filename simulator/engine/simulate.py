@@ -17,6 +17,7 @@ from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, 
 from simulator.engine.train.reference import (
     TIE_RULE,
     LayerCosts,
+    SplitResult,
     greedy_split,
     optimal_split,
     reference_costs,
@@ -29,6 +30,7 @@ from simulator.engine.train.refined import (
     refined_timeline,
 )
 from simulator.engine.train.result import TrainResult
+from simulator.engine.train.timeline import Timeline
 from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, PIPELINE, TrainWorkload
 from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
@@ -81,15 +83,28 @@ def simulate_data_parallel(request: TrainRequest) -> TrainResult:
     best = data_parallel_split(w, hw, ALL_REFINEMENTS)
     if best is None:
         raise cannot_fit(request, reference_costs(w))
+    return _refined_result(request, best=best, greedy=best, curve=(best,))
+
+
+def _refined_result(
+    request: TrainRequest,
+    *,
+    best: SplitResult,
+    greedy: SplitResult | None,
+    curve: tuple[SplitResult, ...],
+    timeline: Timeline | None = None,
+) -> TrainResult:
+    w = request.workload
     layer = moe_layer(w.model) if w.model.is_moe else reference_layer(w.model)
     return TrainResult(
         request=request,
-        facts=model_facts(layer, w, hw),
+        facts=model_facts(layer, w, request.hardware),
         best=best,
-        greedy=best,
-        curve=(best,),
+        greedy=greedy,
+        curve=curve,
         tie_rule=TIE_RULE,
         refinements=ALL_REFINEMENTS.names(),
+        timeline=timeline,
     )
 
 
@@ -102,15 +117,11 @@ def simulate_refined(request: TrainRequest) -> TrainResult:
     best = optimal_split(curve)
     if best is None:
         raise cannot_fit(request, reference_costs(w))
-    layer = moe_layer(w.model) if w.model.is_moe else reference_layer(w.model)
-    return TrainResult(
-        request=request,
-        facts=model_facts(layer, w, hw),
+    return _refined_result(
+        request,
         best=best,
         greedy=refined_greedy(w, hw, ALL_REFINEMENTS),
         curve=curve,
-        tie_rule=TIE_RULE,
-        refinements=ALL_REFINEMENTS.names(),
         timeline=refined_timeline(w, hw, best.resident_layers, ALL_REFINEMENTS),
     )
 

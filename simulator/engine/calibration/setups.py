@@ -108,6 +108,8 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("unsloth", UNSLOTH),
     ("axolotl", HF_TRANSFORMERS),
     ("accelerate", HF_TRANSFORMERS),
+    ("hf trainer", HF_TRANSFORMERS),
+    ("fms-hf-tuning", HF_TRANSFORMERS),
     ("deepspeed", HF_TRANSFORMERS),
     ("litgpt", HF_TRANSFORMERS),
     ("fsdp_qlora", HF_TRANSFORMERS),
@@ -344,15 +346,19 @@ def model_slug(row: MeasurementRow) -> str:
 
 
 # Spellings sources use for tokens per second ("t/s", "tok/sec", "tokens per second", "TPS",
-# "toks/sec", "tok/s (prompt_tps)"): the unit stays as published, the engine reads it so.
+# "toks/sec", "tok/s (prompt_tps)", Hugging Face Trainer's "train_tokens_per_second",
+# "tokens/GPU/s"): the unit stays as published, the engine reads it so.
 TOKENS_PER_S = re.compile(
     r"^\s*(?:(?:median|mean|average|avg)\s+)?"
-    r"(?:(?:t|tok|toks|token|tokens)\s*(?:/|-per-|\s+per\s+)\s*(?:s|sec|second)|tps)\b",
+    r"(?:(?:t|tok|toks|token|tokens)\s*(?:/|-per-|\s+per\s+)\s*(?:s|sec|second)|tps"
+    r"|train_tokens_per_second|tokens\s*/\s*GPU\s*/\s*s)\b",
     re.IGNORECASE,
 )
 
 
-PER_GPU = re.compile(r"(?:/\s*(?:GPU|device)|per\s+(?:GPU|device))\b", re.IGNORECASE)
+PER_GPU = re.compile(
+    r"(?:/\s*(?:GPU|device)|per\s+(?:GPU|device)|tokens\s*/\s*GPU\s*/\s*s)\b", re.IGNORECASE
+)
 
 
 def is_tokens_per_s(unit: str) -> bool:
