@@ -158,14 +158,14 @@ class Measurement(models.Model):
 
     row_id = models.CharField(max_length=32, unique=True, help_text="corpus id, e.g. H001")
     category = models.CharField(max_length=64, db_index=True)
-    engine = models.CharField(max_length=200, help_text="software that produced the figure")
+    engine = models.CharField(max_length=500, help_text="software that produced the figure")
     hardware = models.JSONField()
     model = models.CharField(max_length=200)
-    quant = models.CharField(max_length=100)
+    quant = models.CharField(max_length=200)
     workload = models.JSONField()
     metric = models.CharField(max_length=200)
     value = models.FloatField(help_text="the measured figure, in `unit`")
-    unit = models.CharField(max_length=32)
+    unit = models.CharField(max_length=100)
     source = models.JSONField(default=dict, blank=True, help_text="kind, repo, url, where, …")
     source_url = models.URLField(max_length=500, blank=True)
     extra = models.JSONField(
