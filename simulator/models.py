@@ -194,6 +194,9 @@ class Measurement(models.Model):
     cv_signed_error = models.FloatField(
         null=True, blank=True, help_text="cv_predicted / measured − 1"
     )
+    cv_reason = models.TextField(
+        blank=True, help_text="what bounds the cross-validated prediction (or why not modeled)"
+    )
     runtime = models.CharField(
         max_length=32, blank=True, help_text="runtime family whose constants predict the row"
     )

@@ -98,7 +98,7 @@ def _prediction(measurement: Measurement, *, held_out: bool) -> Prediction:
         unit=measurement.unit,
         predicted=measurement.cv_predicted if held_out else measurement.predicted,
         signed_error=measurement.cv_signed_error if held_out else measurement.signed_error,
-        reason=measurement.reason,
+        reason=measurement.cv_reason if held_out else measurement.reason,
         runtime=measurement.runtime,
     )
 

@@ -182,7 +182,7 @@ def _row_predictions(version: str, row_json: str, row_id: str) -> tuple[Predicti
 
 
 PREDICTION_FIELDS = ("modeled", "predicted", "signed_error", "reason", "cv_predicted",
-                     "cv_signed_error", "runtime", "prediction_version")  # fmt: skip
+                     "cv_signed_error", "cv_reason", "runtime", "prediction_version")  # fmt: skip
 
 
 def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = None) -> int:
@@ -213,7 +213,7 @@ def _store_prediction(
     """Set the row's prediction fields; whether any of them changed."""
     values = (prediction.modeled, prediction.predicted, prediction.signed_error,
               prediction.reason, held_out.predicted, held_out.signed_error,
-              prediction.runtime, version)  # fmt: skip
+              held_out.reason, prediction.runtime, version)  # fmt: skip
     before = tuple(getattr(measurement, name) for name in PREDICTION_FIELDS)
     for name, value in zip(PREDICTION_FIELDS, values, strict=True):
         setattr(measurement, name, value)

@@ -83,7 +83,10 @@ def test_every_row_has_its_prediction_and_source(
         fitted = in_sample[prediction.row_id]
         assert (row["predicted"], row["signed_error"]) == (fitted.predicted, fitted.signed_error)
         assert row["runtime"] == prediction.runtime
-        assert (row["modeled"], row["reason"]) == (prediction.modeled, prediction.reason)
+        assert row["modeled"] == prediction.modeled == fitted.modeled
+        # the stored reason is the full fit's: what bounds a prediction may differ between
+        # the full and the held-out constants
+        assert row["reason"] == fitted.reason
         assert row["source_url"] == Measurement.objects.get(row_id=row["id"]).source_url
 
 

@@ -52,14 +52,17 @@ def test_the_shipped_held_out_table_is_a_fresh_fit_without_the_source(source):
     assert {**fresh, "corpus_assembled": ""} == {**shipped, "corpus_assembled": ""}
 
 
-def test_a_key_only_the_left_out_source_fits_falls_back_to_its_prior():
-    """torchtune's only rows come from its README: without them its utilization is seed 000's
-    70 % prior, so H075 is predicted from the prior, not from its own figure."""
+def test_a_left_out_sources_rows_never_fit_the_constants_they_are_scored_with():
+    """Without the torchtune README, torchtune's utilization is fitted on its other sources'
+    rows only (or is the prior where none is left), so H075 is never predicted from its own
+    figure."""
     table = SHIPPED.held_out[TORCHTUNE_README]
-    assert table.get(TORCHTUNE, TRAIN) == prior_constants(TORCHTUNE, TRAIN)
+    held_out = table.get(TORCHTUNE, TRAIN)
+    assert not {"H073", "H075", "H079"} & set(held_out.fitted_on)
+    if not held_out.fitted_on:
+        assert held_out == prior_constants(TORCHTUNE, TRAIN)
     fitted = load_efficiency().get(TORCHTUNE, TRAIN)
-    assert fitted.flops_efficiency != prior_constants(TORCHTUNE, TRAIN).flops_efficiency
-    assert set(fitted.fitted_on) == {"H073", "H075", "H079"}
+    assert {"H073", "H075", "H079"} <= set(fitted.fitted_on)
 
 
 def test_a_cross_validated_prediction_is_the_row_predicted_with_its_sources_table():

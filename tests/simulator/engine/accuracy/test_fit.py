@@ -49,14 +49,15 @@ def test_the_routing_pool_fraction_is_fitted_on_batched_moe_decode_rows_only():
     llama-batched-bench MoE rows at B ≥ 2; H039's gpt-oss-120b step then reads ≈ 60 of 128
     experts per layer, what its measured 102 ms allows at 273 GB/s."""
     shipped = load_efficiency()
-    assert shipped.routing_pool_fraction == 0.55
+    assert shipped.routing_pool_fraction < UNIFORM_ROUTING
     assert shipped.routing_pool_fraction in ROUTING_POOL_GRID
     by_id = {row.id: row for row in ROWS}
     fitted_on = shipped.routing_pool_fitted_on
     assert "H039" in fitted_on
-    # 3 MoE models × 3 prompt lengths × B = 2, 4, 8, 16, 32 on DGX Spark, and H071 (vLLM,
-    # 64 concurrent requests of Qwen3-235B-A22B on 4× B200)
-    assert len(fitted_on) == 46
+    # 3 MoE models × 3 prompt lengths × B = 2, 4, 8, 16, 32 on DGX Spark, H071 (vLLM, 64
+    # concurrent requests of Qwen3-235B-A22B on 4× B200) and the gathered batched MoE rows
+    spark = {row.id for row in ROWS if "dgx-spark" in row.source_url}
+    assert len(spark & set(fitted_on)) == 45
     assert "H071" in fitted_on
     assert all(depends_on_routing(row_setup(by_id[i])) for i in fitted_on)
     assert "X001" not in fitted_on  # batch 1: the fraction does not move it
