@@ -11,7 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from simulator.engine.calibration import AccuracyReport, load_efficiency, predict_row
-from simulator.engine.calibration.corpus import CORPUS_PATH, read_corpus_file, row_from_json
+from simulator.engine.calibration.corpus import (
+    read_corpus_file,
+    row_from_json,
+    shipped_corpus_document,
+)
 from simulator.models import Measurement
 from simulator.services.measurements import EFFICIENCY_PATH, measurements_predict
 from tests.accuracy.factories import MeasurementFactory
@@ -112,7 +116,7 @@ def test_the_shipped_corpus_as_a_file_gives_the_cross_validated_report(
     tmp_path: Path, engine_report: AccuracyReport
 ) -> None:
     path = tmp_path / "corpus.json"
-    path.write_text(json.dumps(read_corpus_file(CORPUS_PATH)))
+    path.write_text(json.dumps(shipped_corpus_document()))
     body = json.loads(run("--corpus", str(path), "--json")[0])
     assert body["median_abs_error"] == pytest.approx(engine_report.median_abs_error)
     assert [r["cv_signed_error"] for r in body["rows"]] == [

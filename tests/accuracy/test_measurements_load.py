@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from simulator.engine.calibration import load_corpus, predict_all
-from simulator.engine.calibration.corpus import read_corpus_file
+from simulator.engine.calibration.corpus import read_corpus_file, shipped_corpus_document
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 from simulator.services.measurements import measurements_load, prediction_version
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_every_corpus_row_is_loaded_accepted_with_its_source(corpus: int) -> None:
-    data = read_corpus_file()
+    data = shipped_corpus_document()
     assert corpus == len(data["rows"]) == Measurement.objects.count()
     first = data["rows"][0]
     row = Measurement.objects.get(row_id=first["id"])
