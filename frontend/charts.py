@@ -36,7 +36,8 @@ def memory_breakdown(result: Result) -> dict[str, Any]:
 def curve_chart(result: Result) -> dict[str, Any]:
     """The resident/batch trade-off curve with the optimal and greedy splits marked."""
     best_r = result["best"]["resident_layers"]
-    greedy_r = result["greedy"]["resident_layers"]
+    # None where the greedy rule leaves no VRAM for one sequence (the engine's greedy: null).
+    greedy_r = result["greedy"]["resident_layers"] if result["greedy"] else None
     rows = [
         {**row, "is_best": row["resident_layers"] == best_r,
          "is_greedy": row["resident_layers"] == greedy_r}
@@ -56,13 +57,17 @@ def curve_points(result: Result) -> dict[str, Any]:
         "greedy": [
             result["greedy"]["resident_layers"],
             round(result["greedy"]["tokens_per_s"], 2),
-        ],
+        ]
+        if result["greedy"]
+        else None,
     }
 
 
 def step_chart(result: Result) -> dict[str, Any]:
     """Compute and transfer seconds per step for the optimal and the greedy split."""
-    splits = (("optimal", result["best"]), ("greedy", result["greedy"]))
+    splits = [("optimal", result["best"])]
+    if result["greedy"]:
+        splits.append(("greedy", result["greedy"]))
     return {
         "labels": [
             f"{name} (R={s['resident_layers']}, B={s['micro_batch']})" for name, s in splits
@@ -81,8 +86,10 @@ def timeline_chart(result: Result) -> dict[str, Any] | None:
     transfers, computes = [], []
     for event in timeline["events"]:
         label = f"layer {event['layer']}"
-        if event["transfer_end_s"] > event["transfer_start_s"]:
-            span = [round(event["transfer_start_s"], 4), round(event["transfer_end_s"], 4)]
+        start, end = event.get("transfer_start_s"), event.get("transfer_end_s")
+        # A resident layer loads nothing: its transfer times are null.
+        if start is not None and end is not None and end > start:
+            span = [round(start, 4), round(end, 4)]
             transfers.append({"y": label, "x": span, "phase": event["phase"]})
         span = [round(event["compute_start_s"], 4), round(event["compute_end_s"], 4)]
         computes.append({"y": label, "x": span, "phase": event["phase"]})
@@ -141,6 +148,12 @@ def _source_sentence(result: Result) -> str | None:
 
 def _greedy_sentence(result: Result) -> str | None:
     best, greedy = result["best"], result["greedy"]
+    if greedy is None:
+        return (
+            "Keeping as many layers resident as fit (the greedy rule) would leave no VRAM for "
+            f"one sequence's activations: the optimal split keeps {best['resident_layers']} "
+            f"resident and runs a micro-batch of {best['micro_batch']}."
+        )
     if greedy["resident_layers"] == best["resident_layers"]:
         return None
     ratio = best["tokens_per_s"] / greedy["tokens_per_s"] if greedy["tokens_per_s"] else 0
@@ -223,9 +236,28 @@ def comparison(results: list[Result]) -> dict[str, Any]:
             best = min(numbers) if better == "low" else max(numbers)
         cells = [{"value": v, "best": best is not None and v == best} for v in values]
         rows.append({"label": label, "cells": cells, "differs": len({str(v) for v in values}) > 1})
-    names = [(_dig(r, "build.name") or "build") for r in results]
+    names = [build_label(r) for r in results]
     parts = _part_rows(results)
     return {"names": names, "rows": rows, "parts": parts}
+
+
+# The part kinds that tell ranked candidates apart, in the order a ranking row names them.
+LABEL_KINDS = ("system", "gpu", "motherboard", "ram_kit")
+
+
+def build_label(result: Result) -> str:
+    """A catalog build's name, or a candidate's parts in a ranking row's words (its GPUs,
+    board and RAM): what a compare column is headed with."""
+    build = result.get("build") or {}
+    if build.get("build_id") is not None or not build.get("parts"):
+        return str(build.get("name") or "build")
+    lines = [
+        f"{p['quantity']}x {p['name']}" if p["kind"] in ("gpu", "ram_kit") else p["name"]
+        for kind in LABEL_KINDS
+        for p in build["parts"]
+        if p["kind"] == kind
+    ]
+    return " | ".join(lines) or str(build.get("name") or "build")
 
 
 def _part_rows(results: list[Result]) -> list[dict[str, Any]]:

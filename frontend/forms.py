@@ -1,10 +1,23 @@
 """Forms of the pages. They check types only: ranges and meaning are the engine's to judge,
 and its `EngineInputError` is shown next to the field its dotted path names."""
 
+import re
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
+from django.core.exceptions import ValidationError
 
+from frontend.custom_models import (
+    NAME_MAX_CHARS,
+    PastedModel,
+    custom_model_get,
+    is_custom_slug,
+    model_config_max_bytes,
+    model_config_read,
+    pasted_model,
+)
+from frontend.models import CustomModel
 from simulator.engine import DEFAULT_MODE, QUANT_FORMATS, EngineInputError, json_path, model_slugs
 from simulator.ranking import DEFAULT_SORT
 
@@ -60,8 +73,22 @@ def engine_error_add(form: forms.Form, exc: EngineInputError) -> None:
         form.add_error(None, f"{path}: {exc.message}")
 
 
+class ModelField(forms.ChoiceField):
+    """A shipped model's slug, or a stored custom model's (`custom:<16 hex>`): the view puts
+    the one its query names among the choices when it is stored here."""
+
+    def validate(self, value: Any) -> None:
+        if value and is_custom_slug(str(value)) and not self.valid_value(value):
+            raise ValidationError(
+                f"No model {str(value)[:40]} is stored on this site: paste its config.json"
+                " under “Your model”.",
+                code="invalid_choice",
+            )
+        super().validate(value)
+
+
 class WorkloadForm(forms.Form):
-    model = forms.ChoiceField(label="Model")
+    model = ModelField(label="Model")
     quant = forms.ChoiceField(label="Quantization", choices=quant_choices)
     seq_len = forms.IntegerField(label="Sequence length (tokens)")
     tokens = forms.IntegerField(label="Token target", help_text="tokens to train on")
@@ -73,14 +100,109 @@ class WorkloadForm(forms.Form):
         field = self.fields["model"]
         assert isinstance(field, forms.ChoiceField)
         field.choices = model_choices or [(slug, slug) for slug in model_slugs()]
+        # The stored model a `custom:` slug names: its config goes to the engine.
+        self.custom_model: CustomModel | None = None
+
+    def clean_model(self) -> str:
+        slug: str = self.cleaned_data["model"]
+        self.custom_model = custom_model_get(slug=slug)
+        return slug
 
     def workload(self) -> dict[str, Any]:
         data = self.cleaned_data
         workload = {"kind": "train", **{k: data[k] for k in ("model", "quant", "seq_len")}}
+        if self.custom_model is not None:
+            workload["model_config"] = self.custom_model.config
         workload["tokens"] = data["tokens"]
         if "mode" in data:
             workload["mode"] = data["mode"]
         return workload
+
+
+class ModelConfigField(forms.CharField):
+    """A pasted config.json: its JSON object, or None when nothing was pasted."""
+
+    widget = forms.Textarea
+
+    def clean(self, value: Any) -> dict[str, Any] | None:
+        text = self.to_python(value)
+        self.validate(text)
+        return model_config_read(text) if text else None
+
+
+class PastedModelForm(forms.Form):
+    """A model brought as a Hugging Face config.json, pasted or uploaded, with a name."""
+
+    model_name = forms.CharField(
+        label="Model name", max_length=NAME_MAX_CHARS, required=False,
+        help_text="empty: the config's own name",
+    )  # fmt: skip
+    model_config = ModelConfigField(
+        label="config.json", required=False,
+        # 32 columns fit a phone's width; the box can be dragged wider.
+        widget=forms.Textarea(attrs={"rows": 8, "cols": 32, "spellcheck": "false",
+                                     "autocomplete": "off",
+                                     "placeholder": '{"hidden_size": 4096, …}'}),
+        help_text="a Hugging Face model's config.json, pasted",
+    )  # fmt: skip
+    model_file = forms.FileField(
+        label="…or its file", required=False,
+        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pasted: PastedModel | None = None
+
+    def pasted(self) -> PastedModel | None:
+        """The model brought on the form, checked by the engine; None when none was brought
+        or it was refused (the form's other fields may still be wrong)."""
+        if self.is_bound:
+            self.is_valid()  # runs clean(), which reads the config.json
+        return self._pasted
+
+    def clean_model_file(self) -> dict[str, Any] | None:
+        upload = self.cleaned_data.get("model_file")
+        if not upload:
+            return None
+        limit = model_config_max_bytes()
+        if upload.size is not None and upload.size > limit:
+            raise ValidationError(
+                f"model_config: the file is {upload.size:,} bytes; at most {limit:,} are taken."
+            )
+        try:
+            text = upload.read(limit + 1).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ValidationError("model_config: the file is not UTF-8 text.") from None
+        return model_config_read(text)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        pasted, uploaded = data.get("model_config"), data.get("model_file")
+        if pasted is not None and uploaded is not None:
+            self.add_error("model_config", "Paste a config.json or upload its file, not both.")
+        elif pasted is not None or uploaded is not None:
+            field = "model_config" if pasted is not None else "model_file"
+            config = pasted if pasted is not None else uploaded
+            assert config is not None
+            try:
+                self._pasted = pasted_model(config=config, name=data.get("model_name") or "")
+            except ValidationError as exc:
+                self.add_error(field, exc)
+        return data
+
+
+class CustomModelForm(PastedModelForm):
+    """A model brought on a page whose own form is a GET (rankings, builds, compare): stored,
+    then that page again, at `next`, with the model selected."""
+
+    next = forms.CharField(required=False, widget=forms.HiddenInput, max_length=2000)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not self.errors and self._pasted is None:
+            self.add_error("model_config", "Paste a config.json or pick its file.")
+        return data
 
 
 class RankingFilterForm(WorkloadForm):
@@ -92,10 +214,38 @@ class BuildWorkloadForm(WorkloadForm):
     mode = forms.ChoiceField(label="Simulation mode", choices=MODE_CHOICES)
 
 
+COMPARE_MIN, COMPARE_MAX = 2, 4
+# A candidate's parts as its ranking row links them: up to 16 `part_id:quantity` pairs.
+PARTS_LINE = re.compile(r"\d{1,9}(:\d{1,2})?(,\d{1,9}(:\d{1,2})?){0,15}")
+
+
+class PartLinesField(forms.Field):
+    """Candidate builds as `parts` parameters, each `part_id:quantity,…` (a ranking row's
+    link), repeated once per build; kept as the strings, parsed by the view."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[str]:
+        if not value:
+            return []
+        values = value if isinstance(value, list | tuple) else [value]
+        lines = [str(v).strip() for v in values if str(v).strip()]
+        for line in lines:
+            if not PARTS_LINE.fullmatch(line):
+                raise forms.ValidationError(
+                    f"{line[:40]!r} is not a list of part_id:quantity pairs."
+                )
+        return lines
+
+
 class CompareForm(BuildWorkloadForm):
+    """2 to 4 builds side by side: catalog builds by slug and ranked candidates by their
+    parts, in any mix (the compare tray's link, or a shared URL)."""
+
     builds = forms.MultipleChoiceField(
-        label="Builds to compare (2 to 4)", widget=forms.CheckboxSelectMultiple
+        label="Catalog builds", widget=forms.CheckboxSelectMultiple, required=False
     )
+    parts = PartLinesField(required=False)
 
     def __init__(self, *args: Any, build_choices: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,14 +253,19 @@ class CompareForm(BuildWorkloadForm):
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = build_choices
 
-    def clean_builds(self) -> list[str]:
-        builds: list[str] = self.cleaned_data["builds"]
-        if not 2 <= len(builds) <= 4:
-            raise forms.ValidationError("Pick 2 to 4 builds.")
-        return builds
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        count = len(data.get("builds") or []) + len(data.get("parts") or [])
+        if "builds" in data and "parts" in data and not COMPARE_MIN <= count <= COMPARE_MAX:
+            self.add_error(
+                "builds",
+                f"Pick {COMPARE_MIN} to {COMPARE_MAX} builds (catalog builds and builds from"
+                f" the compare tray together); {count} given.",
+            )
+        return data
 
 
-class CustomSimulationForm(BuildWorkloadForm):
+class CustomSimulationForm(BuildWorkloadForm, PastedModelForm):
     gpu_name = forms.CharField(label="GPU name", max_length=60)
     vram_gb = forms.FloatField(label="VRAM per GPU (GB)")
     bf16_tflops = forms.FloatField(label="Dense BF16 TFLOPS")
@@ -141,6 +296,19 @@ class CustomSimulationForm(BuildWorkloadForm):
         if data["pinned_gb"] is not None:
             hardware["pinned_gb"] = data["pinned_gb"]
         return hardware
+
+    def share_query(self) -> str:
+        """This simulation as the page's query: a GET of it shows the same result (a model
+        brought by its config.json is named by its stored slug)."""
+        if not self.is_valid():
+            return ""
+        pasted = set(PastedModelForm.base_fields)
+        params = {}
+        for name, value in self.cleaned_data.items():
+            if name in pasted or value is None or value is False:
+                continue
+            params[name] = "on" if value is True else str(value)
+        return urlencode(params)
 
 
 CUSTOM_DEFAULTS: dict[str, Any] = {

@@ -1,6 +1,8 @@
 """Reads the pages need, shaped for templates, over the catalog and simulator selectors and
 the engine. Nothing here writes."""
 
+import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -18,6 +20,8 @@ from catalog.selectors import (
     part_detail_list,
     part_price_history,
 )
+from frontend.custom_models import custom_model_get
+from frontend.models import CustomModel
 from simulator.engine import (
     DEFAULT_MODE,
     MODE_REFERENCE,
@@ -32,6 +36,7 @@ from simulator.engine import (
     reference_layer,
     shipped_mode_comparison,
     simulate,
+    workload_model,
 )
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
@@ -55,8 +60,9 @@ class ModelChoice:
     @property
     def label(self) -> str:
         size = f"{self.params_b:g} B params, " if self.params_b else ""
+        size += f"{self.weights_gb:,.0f} GB" if math.isfinite(self.weights_gb) else "size unknown"
         fit = "fits a catalog build" if self.fits else "fits no catalog GPU"
-        return f"{self.name} — {size}{self.weights_gb:,.0f} GB — {fit}"
+        return f"{self.name} — {size} — {fit}"
 
 
 def largest_catalog_gpu_vram_gb() -> float | None:
@@ -64,24 +70,56 @@ def largest_catalog_gpu_vram_gb() -> float | None:
     return None if vram is None else float(vram)
 
 
-@lru_cache(maxsize=512)
-def _fits(slug: str, quant: str, seq_len: int, vram_gb: float) -> bool:
+def _trains(workload: dict[str, Any], vram_gb: float) -> bool:
     """Whether the workload trains on the largest GPU at the most GPUs a candidate has."""
     gpu = {"name": "probe", "vram_gb": vram_gb, "bf16_tflops": 100,
            "pcie_gbps": _FIT_PROBE_PCIE_GBPS, "fp4": True}  # fmt: skip
-    body = {
-        "workload": {"model": slug, "quant": quant, "seq_len": seq_len},
-        "hardware": {"gpu": gpu, "gpu_count": max(GPU_COUNTS)},
-    }
+    body = {"workload": workload, "hardware": {"gpu": gpu, "gpu_count": max(GPU_COUNTS)}}
     try:
         simulate(parse_request(body))
-    except EngineInputError:
+    except (EngineInputError, ArithmeticError, StopIteration):
+        # A config.json brought by a user can be too large to compute (the services answer
+        # the same inputs with a 400): it fits nowhere.
         return False
     return True
 
 
-def model_choice_list(*, quant: str, seq_len: int) -> list[ModelChoice]:
-    """Every shipped model with its size in `quant` and whether any catalog build runs it."""
+@lru_cache(maxsize=512)
+def _fits(slug: str, quant: str, seq_len: int, vram_gb: float) -> bool:
+    return _trains({"model": slug, "quant": quant, "seq_len": seq_len}, vram_gb)
+
+
+@lru_cache(maxsize=32)
+def _custom_fits(slug: str, model_config_json: str, quant: str, seq_len: int, vram: float) -> bool:
+    """A stored custom model's fit (its slug names its config: the cache stays small)."""
+    workload = {"model": slug, "model_config": json.loads(model_config_json), "quant": quant,
+                "seq_len": seq_len}  # fmt: skip
+    return _trains(workload, vram)
+
+
+def _custom_choice(
+    stored: CustomModel, quant: str, seq_len: int, vram: float | None
+) -> ModelChoice:
+    """A stored custom model as a choice, sized like a shipped one. One the engine cannot
+    read (a stricter engine than the one that stored it) is still listed, unsized: the
+    simulation then names the key it refuses."""
+    name, fmt = f"{stored.name} (yours)", quant_format(quant)
+    try:
+        model = workload_model({"model": stored.slug, "model_config": stored.config})
+        weights_gb = layer_gib(reference_layer(model), fmt, model_slug=stored.slug)
+        weights_gb *= model.num_layers
+    except (EngineInputError, ArithmeticError):
+        return ModelChoice(slug=stored.slug, name=name, params_b=None, weights_gb=math.nan,
+                           fits=False)  # fmt: skip
+    config_json = json.dumps(stored.config, sort_keys=True)
+    fits = vram is not None and _custom_fits(stored.slug, config_json, fmt.name, seq_len, vram)
+    return ModelChoice(slug=stored.slug, name=name, params_b=model.card_params_b,
+                       weights_gb=weights_gb, fits=fits)  # fmt: skip
+
+
+def model_choice_list(*, quant: str, seq_len: int, custom: str = "") -> list[ModelChoice]:
+    """Every shipped model with its size in `quant` and whether any catalog build runs it;
+    then the stored custom model the slug `custom` names (`custom:<16 hex>`), if any."""
     try:
         fmt = quant_format(quant)
     except EngineInputError:
@@ -102,6 +140,9 @@ def model_choice_list(*, quant: str, seq_len: int) -> list[ModelChoice]:
                 fits=fits,
             )
         )
+    stored = custom_model_get(slug=custom) if custom else None
+    if stored is not None:
+        choices.append(_custom_choice(stored, fmt.name, seq_len, vram))
     return choices
 
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("compare/", views.compare, name="compare"),
     path("simulate/", views.simulate, name="simulate"),
     path("simulate/ranking/", views.simulate_ranking, name="simulate-ranking"),
+    path("models/", views.custom_model, name="custom-model"),
     path("catalog/", views.catalog, name="catalog"),
     path("catalog/parts/<slug:slug>/", views.part_detail, name="part-detail"),
     path("api-guide/", views.api_guide, name="api-guide"),

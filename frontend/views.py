@@ -2,25 +2,31 @@
 page, or for htmx requests the partial that changes."""
 
 from typing import Any
+from urllib.parse import urlsplit
 from uuid import UUID
 
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from catalog.models import PartKind
 from catalog.selectors import build_total_usd
 from frontend import charts
+from frontend.custom_models import custom_model_store
 from frontend.forms import (
     CUSTOM_DEFAULTS,
     TABLE_SORTS,
     WORKLOAD_DEFAULTS,
     BuildWorkloadForm,
     CompareForm,
+    CustomModelForm,
     CustomRankingForm,
     CustomSimulationForm,
+    PastedModelForm,
     RankingFilterForm,
     RankingViewForm,
     WorkloadForm,
@@ -40,8 +46,14 @@ from frontend.selectors import (
     training_modes_view,
 )
 from frontend.services import BuildRuns, build_simulate, ranking_request
+from planner_site.api_errors import FieldNotFound
 from simulator.engine import EngineInputError
-from simulator.guards import SimulateBusyError, SimulateThrottledError, simulate_guard
+from simulator.guards import (
+    SimulateBusyError,
+    SimulateThrottledError,
+    simulate_admit,
+    simulate_guard,
+)
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band
@@ -51,12 +63,23 @@ from simulator.services.runs import QueueFullError
 TABLE_ROWS = 50
 # Table columns in display order; each header sorts by its key.
 SORT_COLUMNS = (
-    ("price", "Price"),
+    ("price", "Price (USD)"),
     ("tokens_per_s", "Tokens/s"),
     ("usd_per_tokens_per_s", "$ per tokens/s"),
     ("hours", "Hours for target"),
     ("bottleneck", "Bottleneck"),
 )
+# What each column of a training ranking means, shown as its header's tooltip.
+COLUMN_HINTS = {
+    "price": "The build's price at the catalog's current prices, in US dollars",
+    "tokens_per_s": "Training tokens processed per second, simulated; the ± figure is the "
+    "typical error measured on public results of this class of setup",
+    "usd_per_tokens_per_s": "Price divided by training tokens per second: dollars paid for "
+    "each token per second of speed (lower is better)",
+    "hours": "Hours to train the token target at this speed",
+    "bottleneck": "What limits the speed: compute, or the link the weights stream over "
+    "(PCIe from RAM, or NVMe)",
+}
 HOME_DEFAULTS = {**WORKLOAD_DEFAULTS, "sort": DEFAULT_SORT}
 # The ranking form shares the custom page with the simulation form: distinct element ids.
 RANK_ID = "id_rank_%s"
@@ -80,15 +103,31 @@ def _refused(request: HttpRequest, exc: SimulateThrottledError | SimulateBusyErr
 
 
 def _model_choices(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The shipped models, and the stored custom model the data's `model` names, if any."""
     try:
         seq_len = int(data.get("seq_len", 1024))
     except (TypeError, ValueError):
         seq_len = 1024
-    choices = model_choice_list(quant=str(data.get("quant", "")), seq_len=seq_len)
+    model = data.get("model")
+    choices = model_choice_list(
+        quant=str(data.get("quant", "")), seq_len=seq_len,
+        custom=model if isinstance(model, str) else "",
+    )  # fmt: skip
     return [(choice.slug, choice.label) for choice in choices]
 
 
-def _workload_form(form_class: type[WorkloadForm], data: dict[str, Any], **kw: Any) -> Any:
+def _workload_form(
+    form_class: type[WorkloadForm], data: dict[str, Any], files: Any = None, **kw: Any
+) -> Any:
+    """The form bound to `data`. A config.json brought on it (pasted or uploaded, checked by
+    the engine) is stored, and the form bound again with that model selected and the paste
+    emptied, so the page names the model by its slug from then on."""
+    form = form_class(data, files, model_choices=_model_choices(data), **kw)
+    pasted = form.pasted() if isinstance(form, PastedModelForm) else None
+    if pasted is None:
+        return form
+    stored = custom_model_store(pasted=pasted)
+    data = {**data, "model": stored.slug, "model_name": "", "model_config": ""}
     return form_class(data, model_choices=_model_choices(data), **kw)
 
 
@@ -124,6 +163,7 @@ def _ranking_result(
         return progress
     page = ranking_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
     return {"run": run, "ranking": page, "sort_columns": SORT_COLUMNS, "sort_links": links,
+            "column_hints": COLUMN_HINTS,
             "sort_label": dict(TABLE_SORTS)[sort]}  # fmt: skip
 
 
@@ -247,7 +287,7 @@ def candidate_detail(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def compare(request: HttpRequest) -> HttpResponse:
     data = with_defaults(request.GET, WORKLOAD_DEFAULTS)
-    compared = "builds" in request.GET
+    compared = "builds" in request.GET or "parts" in request.GET
     # Nothing asked yet: the form unbound, with its defaults and no errors.
     form = CompareForm(
         data if compared else None, initial=data, model_choices=_model_choices(data),
@@ -256,20 +296,75 @@ def compare(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"form": form, "compared": compared}
     if compared and form.is_valid():
         try:
+            targets: list[dict[str, Any]] = [
+                {"build_id": build_get(slug=slug).pk} for slug in form.cleaned_data["builds"]
+            ]
+            targets += [{"parts": _parts_param(line)} for line in form.cleaned_data["parts"]]
             with simulate_guard(request):
                 runs = [
-                    build_simulate(target={"build_id": build_get(slug=slug).pk},
-                                   workload=form.workload(), with_comparison=False).run
-                    for slug in form.cleaned_data["builds"]
+                    build_simulate(target=target, workload=form.workload(),
+                                   with_comparison=False).run
+                    for target in targets
                 ]  # fmt: skip
             context["comparison"] = charts.comparison([run.result or {} for run in runs])
             context["bands"] = [result_error_band(run.result or {}) for run in runs]
         except EngineInputError as exc:
             engine_error_add(form, exc)
+        except FieldNotFound as exc:  # a candidate's part id the catalog does not have
+            form.add_error(None, str(exc))
         except (SimulateThrottledError, SimulateBusyError) as exc:
             return _refused(request, exc)
     template = _partial(request, "frontend/compare.html", "frontend/_compare.html")
     return render(request, template, context)
+
+
+# --- a model brought as a config.json ------------------------------------------------------
+# The pages a brought model returns to, selected in their workload form.
+MODEL_PAGES = frozenset({"home", "build-detail", "candidate", "compare", "simulate"})
+
+
+def _model_page(request: HttpRequest) -> tuple[str, QueryDict]:
+    """The page a model was brought on, as its path and query: the browser's address as
+    htmx reports it (the form's `next` may predate a filter change), else `next`, else the
+    rankings. Only this site's workload pages."""
+    hosts = {request.get_host()}
+    for url in (request.headers.get("HX-Current-URL", ""), request.POST.get("next", "")):
+        if not url or not url_has_allowed_host_and_scheme(url, allowed_hosts=hosts):
+            continue
+        parts = urlsplit(url)
+        try:
+            match = resolve(parts.path)
+        except Resolver404:
+            continue
+        if match.namespace == "frontend" and match.url_name in MODEL_PAGES:
+            return parts.path, QueryDict(parts.query, mutable=True)
+    return reverse("frontend:home"), QueryDict(mutable=True)
+
+
+@require_POST
+def custom_model(request: HttpRequest) -> HttpResponse:
+    """A config.json pasted or uploaded on a page whose form is a GET: checked by the engine,
+    stored once, and that page again with the model selected, at an address that names it.
+    An error is shown on its field (in place for htmx; on a page of its own otherwise)."""
+    form = CustomModelForm(request.POST, request.FILES)
+    pasted = form.pasted()
+    if form.is_valid() and pasted is not None:
+        try:
+            simulate_admit(request)  # a write per anonymous request: the simulate budget
+        except SimulateThrottledError as exc:
+            return _refused(request, exc)
+        stored = custom_model_store(pasted=pasted)
+        path, query = _model_page(request)
+        query["model"] = stored.slug
+        url = f"{path}?{query.urlencode()}"
+        if getattr(request, "htmx", False):
+            return HttpResponseClientRedirect(url)
+        return HttpResponseRedirect(url, status=303)
+    path, query = _model_page(request)
+    context = {"model_form": form, "back": f"{path}?{query.urlencode()}" if query else path}
+    if getattr(request, "htmx", False):  # htmx swaps 2xx answers only
+        return render(request, "frontend/_custom_model.html", context)
+    return render(request, "frontend/custom_model.html", context, status=400)
 
 
 # --- custom simulation --------------------------------------------------------------------
@@ -277,7 +372,7 @@ def compare(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def simulate(request: HttpRequest) -> HttpResponse:
     raw = request.POST if request.method == "POST" else request.GET
-    form = _workload_form(CustomSimulationForm, with_defaults(raw, CUSTOM_DEFAULTS))
+    form = _workload_form(CustomSimulationForm, with_defaults(raw, CUSTOM_DEFAULTS), request.FILES)
     context: dict[str, Any] = {"form": form}
     if form.is_valid():
         try:

@@ -64,3 +64,39 @@ def test_a_result_stored_before_the_engine_reported_its_breakdown_draws_no_segme
     del result["vram_breakdown_gb"]
 
     assert charts.memory_breakdown(result)["segments"] == []
+
+
+def test_a_result_whose_greedy_split_fits_no_sequence_draws_and_explains_the_optimal_alone() -> (
+    None
+):
+    # Llama 3.1 70B in NF4 on one RTX 5090: keeping every layer that fits resident leaves no
+    # VRAM for one sequence's activations, so the engine's greedy split is null.
+    body = {"workload": {**GLM, "model": "llama-3.1-70b", "quant": "NF4"},
+            "hardware": {"gpu": "RTX 5090"}}  # fmt: skip
+    result = result_to_json(simulate(parse_request(body)))
+    assert result["greedy"] is None
+
+    curve = charts.curve_chart(result)
+    assert curve["greedy_r"] is None
+    assert not any(row["is_greedy"] for row in curve["rows"])
+    assert charts.curve_points(result)["greedy"] is None
+    assert charts.step_chart(result)["labels"] == [
+        f"optimal (R={result['best']['resident_layers']}, B={result['best']['micro_batch']})"
+    ]
+    assert any("no VRAM for one sequence" in s for s in charts.explanation(result))
+
+
+def test_the_timeline_of_a_split_with_resident_layers_draws_their_computes_alone() -> None:
+    # Eight H200 NVLs with 32 GB of RAM keep part of each GLM-4.7 stage resident: those
+    # layers load nothing, and the engine writes their transfer times as null.
+    body = {"workload": GLM, "hardware": {"gpu": "H200 NVL", "gpu_count": 8, "ram_gb": 32}}
+    result = result_to_json(simulate(parse_request(body)))
+    events = result["timeline"]["events"]
+    resident = [e for e in events if e["transfer_start_s"] is None]
+    assert resident
+
+    chart = charts.timeline_chart(result)
+
+    assert chart is not None
+    assert len(chart["computes"]) == len(events)
+    assert len(chart["transfers"]) == len(events) - len(resident)

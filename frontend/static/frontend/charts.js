@@ -67,7 +67,7 @@
               borderDash: [4, 4], yAxisID: "y1" },
             { label: "optimal", data: [{ x: data.best[0], y: data.best[1] }], type: "scatter", pointRadius: 8,
               pointStyle: "star", borderColor: "#2ca02c", backgroundColor: "#2ca02c", borderWidth: 3 },
-            { label: "greedy", data: [{ x: data.greedy[0], y: data.greedy[1] }], type: "scatter", pointRadius: 7,
+            { label: "greedy", data: data.greedy ? [{ x: data.greedy[0], y: data.greedy[1] }] : [], type: "scatter", pointRadius: 7,
               pointStyle: "triangle", borderColor: "#d62728", backgroundColor: "#d62728" },
           ],
         },
@@ -128,13 +128,24 @@
     }));
     datasets.push({ label: "predicted = measured", data: [{ x: data.min, y: data.min }, { x: data.max, y: data.max }],
       showLine: true, pointRadius: 0, borderColor: "#7f7f7f", borderDash: [4, 4], backgroundColor: "#7f7f7f" });
-    const axis = (text) => ({ type: "logarithmic", min: data.min, max: data.max, title: { display: true, text } });
+    // Only the powers of ten are labelled, in short form (1K, 10K): Chart.js's own log labels (1, 2,
+    // 3, 5 of every decade) overlapped where the axis spans several decades, even at desktop width.
+    const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+    const decades = Math.log10(data.max / data.min);
+    function decadeLabel(value, index, ticks) {
+      if (decades < 2) return Chart.Ticks.formatters.logarithmic.call(this, value, index, ticks);
+      const exponent = Math.log10(value);
+      return Math.abs(exponent - Math.round(exponent)) < 1e-9 ? compact.format(value) : "";
+    }
+    const axis = (text) => ({ type: "logarithmic", min: data.min, max: data.max, title: { display: true, text },
+      ticks: { callback: decadeLabel, maxRotation: 0, autoSkip: true } });
     return {
       type: "scatter",
       data: { datasets },
       options: {
         scales: { x: axis("measured"), y: axis("predicted") },
-        plugins: { tooltip: { callbacks: { label: accuracyLabel } } },
+        // Small legend swatches: the many categories take less of the plot's height on a phone.
+        plugins: { legend: { labels: { boxWidth: 12 } }, tooltip: { callbacks: { label: accuracyLabel } } },
       },
     };
   };
