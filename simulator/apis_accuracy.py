@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+from django.core.validators import URLValidator
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -14,13 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from simulator.apis import field_errors_response
+from planner_site.api_serializers import StrictInputSerializer
 from simulator.models import Measurement
 from simulator.serializers import ErrorSerializer
 from simulator.services.accuracy import accuracy_view_get
 from simulator.services.measurements import corpus_categories, measurement_submit
 
-# The largest figure a submission may claim (tokens/s or tokens): far above any machine's.
+# The figures a submission may claim (tokens/s or tokens): far beyond any machine's at both
+# ends (the corpus's slowest row is 0.06 tok/s); a denormal such as 5e-324 would make every
+# ratio to it infinite once the row is accepted.
+MIN_VALUE = 1e-3
 MAX_VALUE = 1e7
 MAX_JSON_CHARS = 4000
 UNITS = ("tok/s", "tokens")
@@ -141,7 +145,7 @@ def _json_object(value: Any) -> dict[str, Any]:
     return value
 
 
-class MeasurementInputSerializer(serializers.Serializer[dict[str, Any]]):
+class MeasurementInputSerializer(StrictInputSerializer):
     category = serializers.ChoiceField(choices=())
     engine = serializers.CharField(max_length=200, help_text="software and version you ran")
     hardware = serializers.JSONField(help_text='e.g. {"gpu": "RTX 4090 24GB", "gpu_count": 1}')
@@ -149,10 +153,15 @@ class MeasurementInputSerializer(serializers.Serializer[dict[str, Any]]):
     quant = serializers.CharField(max_length=100)
     workload = serializers.JSONField(help_text='e.g. {"phase": "decode", "test": "tg128"}')
     metric = serializers.CharField(max_length=200, default="throughput")
-    value = serializers.FloatField(help_text=f"the measured figure, > 0 and ≤ {MAX_VALUE:g}")
+    value = serializers.FloatField(
+        help_text=f"the measured figure, from {MIN_VALUE:g} to {MAX_VALUE:g}"
+    )
     unit = serializers.ChoiceField(choices=UNITS)
     source_url = serializers.URLField(
-        max_length=500, help_text="where the figure and its output are published (http/https)"
+        max_length=500,
+        # URLField alone also takes ftp:// and ftps://; the accuracy page links it.
+        validators=[URLValidator(schemes=("http", "https"))],
+        help_text="where the figure and its output are published (http/https)",
     )
     command = serializers.CharField(max_length=4000, help_text="the command you ran")
 
@@ -168,8 +177,10 @@ class MeasurementInputSerializer(serializers.Serializer[dict[str, Any]]):
         return _json_object(value)
 
     def validate_value(self, value: float) -> float:
-        if not math.isfinite(value) or not 0 < value <= MAX_VALUE:
-            raise serializers.ValidationError(f"must be a finite number > 0 and ≤ {MAX_VALUE:g}")
+        if not math.isfinite(value) or not MIN_VALUE <= value <= MAX_VALUE:
+            raise serializers.ValidationError(
+                f"must be a number from {MIN_VALUE:g} to {MAX_VALUE:g}"
+            )
         return value
 
 
@@ -196,8 +207,7 @@ class MeasurementCreateApi(APIView):
     )
     def post(self, request: Request) -> Response:
         serializer = MeasurementInputSerializer(data=request.data)
-        if not serializer.is_valid():
-            return field_errors_response(serializer.errors)
+        serializer.is_valid(raise_exception=True)  # 400 naming each field (api_errors.py)
         measurement = measurement_submit(submitter=request.user, fields=serializer.validated_data)
         return Response(
             MeasurementOutputSerializer(measurement).data, status=status.HTTP_201_CREATED

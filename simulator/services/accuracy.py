@@ -28,13 +28,13 @@ from simulator.engine import (
     UNIFIED,
     AccuracyReport,
     CategoryStats,
+    EngineInputError,
     Prediction,
     accuracy_report,
     band_category,
     band_range,
     error_band,
-    load_model,
-    model_slugs,
+    workload_model,
 )
 from simulator.models import Measurement, MeasurementStatus
 from simulator.services.measurements import (
@@ -184,10 +184,12 @@ def accuracy_view_get() -> AccuracyView:
 
 
 # --- error bands --------------------------------------------------------------------------
-def _is_moe(model_slug: str | None) -> bool:
-    if model_slug is None or model_slug not in model_slugs():
+def _is_moe(workload: Mapping[str, Any]) -> bool:
+    """Whether the workload's model, shipped or given inline as model_config, is an MoE."""
+    try:
+        return bool(workload_model(workload).is_moe)
+    except EngineInputError:  # no model the engine can read: banded as dense
         return False
-    return bool(load_model(model_slug).is_moe)
 
 
 # The figures a band turns into ranges: speeds scale with the band's speed factors; times
@@ -210,7 +212,7 @@ def error_band_for(
     kind: str,
     placement: str | None,
     gpu_count: int,
-    model: str | None,
+    workload: Mapping[str, Any],
     report: AccuracyReport | None = None,
     runtime: str | None = None,
 ) -> dict[str, Any]:
@@ -219,7 +221,7 @@ def error_band_for(
     range the measured value likely lies in (cross-validated 10th–90th percentile of the
     signed errors, `speed_factor_low`/`_high` multiplying a predicted speed)."""
     report = accuracy_report_get() if report is None else report
-    category = band_category(kind, placement, gpu_count, _is_moe(model))
+    category = band_category(kind, placement, gpu_count, _is_moe(workload))
     span = band_range(category, report, _figure_runtime(kind, placement, runtime))
     factors = (None, None) if span is None else span.speed_factors
     return {
@@ -283,7 +285,7 @@ def ranking_rows_banded(
                 kind=kind,
                 placement=_row_placement(row),
                 gpu_count=int(row.get("gpu_count") or 0),
-                model=workload.get("model"),
+                workload=workload,
                 report=report,
                 runtime=workload.get("runtime"),
             )
@@ -306,7 +308,7 @@ def result_error_band(result: Mapping[str, Any]) -> dict[str, Any]:
         kind=kind,
         placement=None if placement is None else str(placement),
         gpu_count=int(hardware.get("gpu_count") or (1 if hardware.get("gpu") else 0)),
-        model=workload.get("model"),
+        workload=workload,
         runtime=workload.get("runtime"),
     )
     best = result.get("best") if isinstance(result.get("best"), Mapping) else {}

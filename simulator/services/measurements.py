@@ -62,6 +62,11 @@ def corpus_categories() -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+# Rows per INSERT or UPDATE statement: one UPDATE of a thousand rows is a CASE expression
+# Django takes seconds to build.
+BULK_BATCH = 200
+
+
 def _corpus_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     source = dict(row.get("source") or {})
     extra = {k: v for k, v in row.items() if k not in (*ROW_FIELDS, "id", "source")}
@@ -83,15 +88,32 @@ def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
     data = corpus_data() if data is None else data
     rows_from_corpus(data)  # validates every row; EngineInputError names the field at fault
     rows = data["rows"]
+    version, now = prediction_version(), timezone.now()
     with transaction.atomic():
+        stored = {
+            m.row_id: m for m in Measurement.objects.filter(row_id__in=[r["id"] for r in rows])
+        }
+        new, edited = [], []
         for row in rows:
             fields = _corpus_fields(row)
-            existing = Measurement.objects.filter(row_id=row["id"]).first()
-            if existing is not None and all(getattr(existing, k) == v for k, v in fields.items()):
-                continue
-            Measurement.objects.update_or_create(
-                row_id=row["id"], defaults={**fields, "prediction_version": ""}
-            )
+            measurement = stored.get(row["id"])
+            if measurement is None:
+                # Predicted before it is written: one INSERT per batch, no UPDATE after.
+                measurement = Measurement(row_id=row["id"], **fields)
+                _store_prediction(measurement, *measurement_prediction(measurement, version),
+                                  version)  # fmt: skip
+                measurement.predicted_at = now
+                new.append(measurement)
+            elif any(getattr(measurement, k) != v for k, v in fields.items()):
+                for name, value in fields.items():
+                    setattr(measurement, name, value)
+                measurement.prediction_version = ""
+                measurement.updated_at = now
+                edited.append(measurement)
+        Measurement.objects.bulk_create(new, batch_size=BULK_BATCH)
+        Measurement.objects.bulk_update(
+            edited, [*fields, "prediction_version", "updated_at"], batch_size=BULK_BATCH
+        )
     # Every corpus row, not only stale ones: new engine code may keep the engine's version.
     measurements_predict(force=True)
     return len(rows)
@@ -142,12 +164,24 @@ def _efficiency_fingerprint(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+# The version of the tables loaded now, kept with them: writing the held-out tables as JSON
+# takes tens of milliseconds, and a request or a corpus load asks for the version often.
+# Holding the tables keeps their ids from being reused while they are the key.
+_version_of: tuple[object, object, str] | None = None
+
+
 def prediction_version() -> str:
     """The engine version and a fingerprint of the efficiency constants it predicts with
     (the full fit and the held-out fits)."""
-    table = json.dumps(efficiency_to_json(load_efficiency()), sort_keys=True)
-    held_out = json.dumps(crossval_to_json(load_crossval()), sort_keys=True)
-    return f"{ENGINE_VERSION}+{_efficiency_fingerprint(table + held_out)}"
+    global _version_of
+    table, crossval = load_efficiency(), load_crossval()
+    if _version_of is not None and _version_of[0] is table and _version_of[1] is crossval:
+        return _version_of[2]
+    text = json.dumps(efficiency_to_json(table), sort_keys=True)
+    held_out = json.dumps(crossval_to_json(crossval), sort_keys=True)
+    version = f"{ENGINE_VERSION}+{_efficiency_fingerprint(text + held_out)}"
+    _version_of = (table, crossval, version)
+    return version
 
 
 def measurement_prediction(
@@ -203,7 +237,7 @@ def measurements_predict(*, force: bool = False, ids: Iterable[int] | None = Non
     for measurement in changed:
         measurement.predicted_at = measurement.updated_at = now
     fields = [*PREDICTION_FIELDS, "predicted_at", "updated_at"]
-    Measurement.objects.bulk_update(changed, fields)
+    Measurement.objects.bulk_update(changed, fields, batch_size=BULK_BATCH)
     return len(computed)
 
 

@@ -76,11 +76,10 @@ def test_json_output_has_the_report_figures(corpus: int, engine_report: Accuracy
 
 
 def test_the_fit_is_reproducible_and_matches_the_shipped_table(db: None, tmp_path: Path) -> None:
-    first, second = tmp_path / "a.json", tmp_path / "b.json"
-    run("--fit", "--fit-output", str(first))
-    run("--fit", "--fit-output", str(second))
-    assert first.read_text() == second.read_text()
-    assert first.read_text() == EFFICIENCY_PATH.read_text()
+    # The shipped table was fitted by another process: a fresh fit equal to it is both.
+    fitted = tmp_path / "fitted.json"
+    run("--fit", "--fit-output", str(fitted))
+    assert fitted.read_text() == EFFICIENCY_PATH.read_text()
 
 
 # --- --corpus FILE: a user's own measurements, scored with the shipped constants ------------

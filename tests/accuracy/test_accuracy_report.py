@@ -3,6 +3,7 @@ row changes."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 from simulator.services.accuracy import accuracy_report_get, error_band_for
 from simulator.services.measurements import measurements_predict, measurements_review
 from tests.accuracy.factories import MeasurementFactory
+from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +68,7 @@ def test_a_stale_prediction_is_recomputed_before_reporting(corpus: int) -> None:
 
 def test_a_training_figure_carries_the_fine_tuning_band(corpus: int) -> None:
     report = accuracy_report_get()
-    band = error_band_for(kind="train", placement=None, gpu_count=1, model="glm-4.7")
+    band = error_band_for(kind="train", placement=None, gpu_count=1, workload={"model": "glm-4.7"})
     assert band["category"] == "training_finetune"
     stats = report.category("training_finetune")
     assert stats is not None
@@ -79,10 +81,32 @@ def test_a_training_figure_carries_the_fine_tuning_band(corpus: int) -> None:
 
 
 def test_with_no_measurement_the_band_says_so(db: None) -> None:
-    band = error_band_for(kind="infer", placement="gpu", gpu_count=1, model="llama-3.1-8b")
+    band = error_band_for(
+        kind="infer", placement="gpu", gpu_count=1, workload={"model": "llama-3.1-8b"}
+    )
     assert band["category"] == "inference_gpu_dense"
     assert band["typical_abs_error"] is None
     assert band["basis"] == "no modeled corpus row yet"
+
+
+def test_a_model_given_inline_is_banded_by_its_own_architecture(db: None) -> None:
+    shipped = json.loads(
+        (REPO_ROOT / "simulator/engine/data/models/glm-4.7.json").read_text(encoding="utf-8")
+    )
+    config = {k: v for k, v in shipped.items() if not k.startswith("_")}  # an MoE
+
+    inline = error_band_for(
+        kind="infer", placement="gpu", gpu_count=1,
+        workload={"model": "my-moe", "model_config": config},
+    )  # fmt: skip
+
+    assert inline["category"] == "inference_moe_gpu"
+    assert (
+        inline["category"]
+        == error_band_for(
+            kind="infer", placement="gpu", gpu_count=1, workload={"model": "glm-4.7"}
+        )["category"]
+    )
 
 
 def test_a_removed_row_leaves_the_report_this_process_holds(corpus: int) -> None:

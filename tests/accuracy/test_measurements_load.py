@@ -52,15 +52,17 @@ def test_loading_restores_an_edited_corpus_row(corpus: int) -> None:
 
 def test_the_stored_predictions_are_the_engines(corpus: int) -> None:
     _, rows = load_corpus()
+    stored = {m.row_id: m for m in Measurement.objects.all()}
+    version = prediction_version()
     for prediction in predict_all(rows):
-        row = Measurement.objects.get(row_id=prediction.row_id)
+        row = stored[prediction.row_id]
         assert (row.modeled, row.predicted, row.signed_error, row.reason) == (
             prediction.modeled,
             prediction.predicted,
             prediction.signed_error,
             prediction.reason,
         )
-        assert row.prediction_version == prediction_version()
+        assert row.prediction_version == version
 
 
 def test_rows_the_engine_cannot_model_keep_their_reason(corpus: int) -> None:

@@ -12,16 +12,16 @@ from simulator.engine.model.registry import load_model
 
 def workload_model(workload: Mapping[str, object]) -> ModelShape:
     """The workload's model: its inline `model_config` (config.json) or a shipped slug."""
-    inline = workload.get("model_config")
+    inline, slug = workload.get("model_config"), workload.get("model")
+    if slug is not None and not isinstance(slug, str):  # an inline config's name too
+        raise EngineInputError(field="workload.model", message="must be a model slug")
     if isinstance(inline, Mapping):
-        slug = workload.get("model") or "custom"
-        return parse_model_config(inline, slug=str(slug), path="workload.model_config")
+        return parse_model_config(inline, slug=slug or "custom", path="workload.model_config")
     if inline is not None:
         raise EngineInputError(
             field="workload.model_config", message="must be a JSON object (a config.json)"
         )
-    slug = workload.get("model")
-    if not isinstance(slug, str) or not slug:
+    if not slug:
         raise EngineInputError(field="workload.model", message="must be a model slug")
     return load_model(slug)
 

@@ -63,10 +63,18 @@ class ModelShape:
     # The longest context the model was configured for (config.json max_position_embeddings);
     # None when the config does not say.
     trained_context: int | None = None
+    # A shipped model (model/registry.load_model), whose seed-measured layer sizes apply; an
+    # inline config.json is sized by bit arithmetic whatever slug it is given.
+    shipped: bool = False
 
     @property
     def is_moe(self) -> bool:
         return self.num_experts > 0
+
+    @property
+    def measured_sizes_slug(self) -> str:
+        """The slug under which measured layer sizes are looked up ("" for none)."""
+        return self.slug if self.shipped else ""
 
     def attended_positions(self, context: float) -> float:
         """Mean over layers of the cached positions one query attends to (and one sequence

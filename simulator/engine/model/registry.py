@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 
@@ -26,4 +27,5 @@ def load_model(slug: str) -> ModelShape:
         message = f"unknown model {slug!r}; known: {known}"
         raise EngineInputError(field="workload.model", message=message)
     text = resources.files(ENGINE_PACKAGE).joinpath(_DATA, f"{slug}.json").read_text("utf-8")
-    return parse_model_config(json.loads(text), slug=slug, path=f"models.{slug}")
+    shape = parse_model_config(json.loads(text), slug=slug, path=f"models.{slug}")
+    return replace(shape, shipped=True)

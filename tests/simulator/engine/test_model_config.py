@@ -1,8 +1,11 @@
 """Parsing Hugging Face config.json files into model shapes."""
 
+import json
+
 import pytest
 from numpy.testing import assert_allclose
 
+from simulator.engine import parse_request, result_to_json, simulate, workload_model
 from simulator.engine.errors import EngineInputError
 from simulator.engine.model.config import parse_model_config
 from simulator.engine.model.layers import (
@@ -12,6 +15,7 @@ from simulator.engine.model.layers import (
     reference_layer,
 )
 from simulator.engine.model.registry import load_model, model_slugs
+from tests.conftest import REPO_ROOT
 
 SHIPPED = [
     "deepseek-v3", "glm-4.7", "glm-4.7-flash", "llama-3.1-70b", "llama-3.1-8b",
@@ -95,3 +99,27 @@ def test_it_rejects_an_unknown_model_slug():
     with pytest.raises(EngineInputError) as error:
         load_model("gpt-5")
     assert error.value.field == "workload.model"
+
+
+def test_an_inline_config_is_sized_by_its_shape_whatever_slug_it_is_given() -> None:
+    """Seed-measured layer sizes belong to the shipped model: an inline config.json named
+    like it (here GLM-4.7 with half the hidden size) is sized from its own shape."""
+    shipped = json.loads(
+        (REPO_ROOT / "simulator/engine/data/models/glm-4.7.json").read_text(encoding="utf-8")
+    )
+    half = {k: v for k, v in shipped.items() if not k.startswith("_")} | {"hidden_size": 2560}
+    hardware = {"gpu": "RTX 4090", "ram_gb": 256}
+
+    def layer_gb(name: str, config: dict[str, object] | None) -> float:
+        workload: dict[str, object] = {"model": name, "quant": "NF4d+NF2e", "seq_len": 1024}
+        if config is not None:
+            workload["model_config"] = config
+        result = result_to_json(
+            simulate(parse_request({"workload": workload, "hardware": hardware}))
+        )
+        return float(result["model_facts"]["layer_gb"])
+
+    assert layer_gb("glm-4.7", half) == layer_gb("my-glm", half)
+    assert layer_gb("glm-4.7", half) < 0.7 * layer_gb("glm-4.7", None)
+    assert load_model("glm-4.7").shipped
+    assert not workload_model({"model": "glm-4.7", "model_config": half}).shipped

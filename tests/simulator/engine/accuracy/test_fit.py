@@ -27,7 +27,7 @@ _, ROWS = load_corpus()
 
 
 def test_the_fit_is_deterministic_and_is_what_ships():
-    assert fit_shipped() == fit_shipped()
+    # The shipped table was fitted by another process: a fresh fit equal to it is both.
     assert efficiency_to_json(fit_shipped()) == efficiency_to_json(load_efficiency())
 
 
