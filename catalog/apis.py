@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import ValidationError
@@ -48,26 +48,15 @@ from catalog.selectors import (
     price_valid_list,
 )
 from catalog.services import (
-    IdempotencyKeyReusedError,
     StalePriceEdit,
     price_observation_create,
     price_observation_create_once,
 )
 from catalog.spec import HardwareDict, SystemHardwareDict
+from planner_site import idempotency
+from planner_site.api_serializers import StrictInputSerializer
 
 PART_FIELDS = ("slug", "name", "kind", "manufacturer", "source", "notes", "current_price_usd")
-
-
-MAX_IDEMPOTENCY_KEY_CHARS = 200
-
-
-def _idempotency_key(value: str) -> str:
-    """The header's key: 1 to 200 printable characters (a UUID is the usual choice)."""
-    if not 0 < len(value) <= MAX_IDEMPOTENCY_KEY_CHARS or not value.isprintable():
-        raise ValidationError(
-            {"Idempotency-Key": f"must be 1 to {MAX_IDEMPOTENCY_KEY_CHARS} printable characters"}
-        )
-    return value
 
 
 class StaffWritesPublicReads(BasePermission):
@@ -154,7 +143,7 @@ class PriceOutputSerializer(serializers.ModelSerializer[PriceObservation]):
         )  # fmt: skip
 
 
-class PriceInputSerializer(serializers.Serializer[Any]):
+class PriceInputSerializer(StrictInputSerializer):
     part: serializers.SlugRelatedField[Part] = serializers.SlugRelatedField(
         slug_field="slug", queryset=Part.objects.all()
     )
@@ -206,16 +195,7 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
 
     @extend_schema(
         request=PriceInputSerializer,
-        parameters=[
-            OpenApiParameter(
-                "Idempotency-Key",
-                str,
-                OpenApiParameter.HEADER,
-                required=False,
-                description="A key of yours (a UUID) for this post: a retry with the same key "
-                "and body gets the first answer and writes nothing again",
-            )
-        ],
+        parameters=[idempotency.OPENAPI_PARAMETER],
         responses={
             201: PriceOutputSerializer,
             400: OpenApiResponse(description="invalid observation; the reasons per field"),
@@ -230,12 +210,12 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
     def post(self, request: Request) -> Response:
         data = PriceInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key")
+        key = idempotency.idempotency_key(request)
         try:
             if key is not None:
                 assert isinstance(request.user, User)  # StaffWritesPublicReads let it in
                 status_code, answer = price_observation_create_once(
-                    key=_idempotency_key(key), user=request.user, body=request.data,
+                    key=key, user=request.user, body=request.data,
                     respond=lambda o: dict(PriceOutputSerializer(o).data),
                     **data.validated_data, via=PriceChangeVia.API,
                 )  # fmt: skip
@@ -243,7 +223,7 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
             observation = price_observation_create(
                 **data.validated_data, user=request.user, via=PriceChangeVia.API
             )
-        except IdempotencyKeyReusedError as reused:
+        except idempotency.IdempotencyKeyReusedError as reused:
             return Response({"detail": str(reused)}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         except DjangoValidationError as error:
             raise ValidationError(error.message_dict) from error

@@ -4,7 +4,6 @@ or `price_observation_withdraw`, which log a `PriceChange` (who, when, old, new)
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -15,6 +14,7 @@ from celery import current_app
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
 from catalog.compatibility import build_errors
@@ -33,6 +33,7 @@ from catalog.models import (
 from catalog.selectors import build_priced_lines as build_priced_lines  # a read, re-exported
 from catalog.selectors import part_current_price
 from catalog.spec import spec_from_lines
+from planner_site.idempotency import IdempotencyKeyReusedError, request_body_sha256
 
 Actor = User | AnonymousUser
 
@@ -45,21 +46,31 @@ RANKINGS_REFRESH_TASK = "simulator.rankings_refresh_defaults"
 logger = logging.getLogger(__name__)
 
 
-def _rankings_refresh_send() -> None:
-    """Best effort, after the commit: with the broker down the new price still shows at once
-    (rankings read prices when they are read), and a default ranking that is missing is
-    queued by the next page or API read that asks for it (ranking_create)."""
+def price_changes_refresh_send() -> int:
+    """Send the rankings refresh owed for price changes not announced yet (the outbox, in
+    PriceChange.rankings_refresh_sent_at) and mark them sent; the number marked, 0 when none
+    was owed or the broker could not be reached (they stay owed: the periodic sweep sends
+    them once it is back). One message answers any number of changes: the task is
+    idempotent and reads the catalog as it is when it runs."""
+    owed = PriceChange.objects.filter(rankings_refresh_sent_at__isnull=True)
+    newest = owed.order_by("-pk").values_list("pk", flat=True).first()
+    if newest is None:
+        return 0
     try:
         current_app.send_task(RANKINGS_REFRESH_TASK)
     except Exception:  # kombu's connection errors; the write has committed and stands
-        logger.warning("rankings refresh not sent: the broker is unreachable")
+        logger.warning("rankings refresh not sent: the broker is unreachable; it stays owed")
+        return 0
+    # Up to the newest seen: a change committed meanwhile stays owed for its own send.
+    return owed.filter(pk__lte=newest).update(rankings_refresh_sent_at=timezone.now())
 
 
 def _rankings_refresh_on_commit() -> None:
     """A current price changed. Rankings price their rows when they are read, so nothing is
     simulated again; the task only queues a default ranking that the current parts and
-    engine do not have yet (a part that got its first price, say), once this commits."""
-    transaction.on_commit(_rankings_refresh_send)
+    engine do not have yet (a part that got its first price, say). The change row written
+    in this transaction is the outbox entry; it is sent once this commits."""
+    transaction.on_commit(price_changes_refresh_send)
 
 
 def _user_or_none(user: Actor | None) -> User | None:
@@ -158,14 +169,6 @@ def price_observation_create(
     )
 
 
-class IdempotencyKeyReusedError(Exception):
-    """The Idempotency-Key came before with another body: not a retry, a mistake."""
-
-
-def request_body_sha256(body: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
-
-
 def price_observation_create_once(
     *,
     key: str,
@@ -195,9 +198,7 @@ def price_observation_create_once(
                 if stored is None:  # not the key's constraint: the write itself failed
                     raise
         if stored.body_sha256 != digest:
-            raise IdempotencyKeyReusedError(
-                f"Idempotency-Key {key!r} was used before with another body; use a new key"
-            )
+            raise IdempotencyKeyReusedError(key)
         return stored.status_code, stored.response
 
 

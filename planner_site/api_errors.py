@@ -4,12 +4,21 @@ shape everywhere: `{"detail": "...", "errors": {"dotted.field": "message"}}`."""
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 NON_FIELD = "request"
+
+
+class FieldNotFound(Http404):
+    """A 404 for an id given in a body field: the answer names the field, as a 400 does."""
+
+    def __init__(self, *, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _flatten(detail: Any, path: str, into: dict[str, str]) -> None:
@@ -42,4 +51,6 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     response = exception_handler(exc, context)
     if response is not None and isinstance(exc, ValidationError):
         response.data = validation_error_body(exc.detail)
+    if response is not None and isinstance(exc, FieldNotFound):
+        response.data = {"detail": str(exc), "errors": {exc.field: str(exc)}}
     return response

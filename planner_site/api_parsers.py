@@ -1,5 +1,6 @@
 """The API's only parser: JSON with a size cap (413) and no crash on pathological input;
-text holding control characters is refused (400) before any view sees it."""
+text holding control characters, and objects nested too deep, are refused (400) before any
+view sees them."""
 
 import json
 import re
@@ -21,27 +22,36 @@ class RequestTooLarge(APIException):
 # C0 controls but tab, newline and carriage return, and DEL: PostgreSQL refuses NUL in text,
 # and none of them belongs in a name, a vendor or a note.
 CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Deeper than any body of the API (one holding a config.json nests under ten levels), far
+# below the depth at which encoding the body again (its hash, a stored row) exhausts the stack.
+MAX_DEPTH = 32
+CONTROL_MESSAGE = "must not contain control characters (such as U+0000)"
+DEPTH_MESSAGE = f"must not nest objects and lists deeper than {MAX_DEPTH} levels"
 
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def control_character_path(value: Any) -> str | None:
-    """The dotted path of the first string (key or value) holding a control character."""
-    stack: list[tuple[str, Any]] = [("", value)]
+def refused_value(value: Any) -> tuple[str, str] | None:
+    """The dotted path of the first string (key or value) holding a control character, or of
+    the first object or list nested deeper than MAX_DEPTH, and why it is refused."""
+    stack: list[tuple[str, Any, int]] = [("", value, 0)]
     while stack:
-        path, item = stack.pop()
+        path, item, depth = stack.pop()
         if isinstance(item, str) and CONTROL_CHARACTERS.search(item):
-            return path or "request"
+            return path or "request", CONTROL_MESSAGE
+        if isinstance(item, dict | list) and depth == MAX_DEPTH:
+            return path or "request", DEPTH_MESSAGE
         if isinstance(item, dict):
             for key, child in item.items():
-                child_path = f"{path}.{key}" if path else str(key)
                 if CONTROL_CHARACTERS.search(key):
-                    return path or "request"
-                stack.append((child_path, child))
+                    return path or "request", CONTROL_MESSAGE
+                stack.append((f"{path}.{key}" if path else str(key), child, depth + 1))
         elif isinstance(item, list):
-            stack.extend((f"{path or 'request'}[{i}]", child) for i, child in enumerate(item))
+            stack.extend(
+                (f"{path or 'request'}[{i}]", child, depth + 1) for i, child in enumerate(item)
+            )
     return None
 
 
@@ -65,8 +75,8 @@ class LimitedJSONParser(JSONParser):
             raise ParseError("JSON parse error: nested too deeply.") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(f"JSON parse error: {exc}") from None
-        path = control_character_path(data)
-        if path is not None:
-            message = "must not contain control characters (such as U+0000)"
+        refused = refused_value(data)
+        if refused is not None:
+            path, message = refused
             raise ValidationError({path: [message]})
         return data

@@ -12,6 +12,9 @@ from typing import Any
 workers = 2
 threads = 12
 graceful_timeout = 10
+# gunicorn's threaded worker, answering the errors gunicorn answers itself (a request line or
+# a header over its limits) in JSON like the API, not as an HTML page.
+worker_class = "planner_site.gunicorn_worker.JsonErrorsThreadWorker"
 
 # The request that holds a web thread for milliseconds of computing (docs/benchmarks.md).
 SIMULATE_PATH = "/api/simulate"

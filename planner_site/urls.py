@@ -25,3 +25,6 @@ urlpatterns = [
     re_path(r"^api/(?P<path>[\s\S]*)$", views.api_not_found),
     path("", include("frontend.urls")),
 ]
+# 404: Django's own handler renders templates/404.html in the site's layout (the API's 404s are
+# JSON, above). 500: the site's page, or JSON for an API path.
+handler500 = "planner_site.views.server_error"

@@ -1,8 +1,9 @@
-"""Project-level views: health and JSON 404 for the API."""
+"""Project-level views: health, and the API's JSON 404 and 500."""
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.templatetags.static import static
+from django.views import defaults
 
 from planner_site.health import UP, health_check
 
@@ -32,3 +33,11 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return JsonResponse({"detail": f"No API endpoint at /api/{path}."}, status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: JSON for the API, as its other errors are; the site's 500 page elsewhere,
+    which Django renders with no request context (whatever failed may fail again)."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Server error."}, status=500)
+    return defaults.server_error(request)

@@ -18,8 +18,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.selectors import catalog_price_epoch
+from planner_site import idempotency
 from simulator.concurrency import SimulateBusyError, simulate_slot
 from simulator.engine import EngineInputError, json_path
+from simulator.guards import simulate_client, simulate_cpu_limit
 from simulator.models import RunKind, RunStatus, SimulationRun
 from simulator.openapi import SIMULATE_REQUEST
 from simulator.recent_answers import RecentAnswers
@@ -32,7 +34,10 @@ from simulator.services.accuracy import ranking_rows_banded, simulation_result_b
 from simulator.services.ranking_views import ranking_result_view, ranking_view
 from simulator.services.rankings import BrokerUnavailableError, ranking_create
 from simulator.services.runs import QueueFullError
-from simulator.services.simulate import simulation_request_submit
+from simulator.services.simulate import (
+    simulation_request_submit,
+    simulation_request_submit_once,
+)
 from simulator.throttles import SimulateAnonThrottle
 
 # Views of finished rankings, by run id and price epoch (a price change is a new key): an
@@ -65,20 +70,31 @@ class SimulateApi(APIView):
     @extend_schema(
         operation_id="simulate",
         request={"application/json": SIMULATE_REQUEST},
+        parameters=[idempotency.OPENAPI_PARAMETER],
         responses={
             200: SimulationRunOutputSerializer,
             202: SimulationRunOutputSerializer,
             400: ErrorSerializer,
             404: ErrorSerializer,
             413: ErrorSerializer,
+            422: ErrorSerializer,
             429: ErrorSerializer,
             503: ErrorSerializer,
         },
     )
     def post(self, request: Request) -> Response:
+        key = idempotency.idempotency_key(request)
         try:
-            with simulate_slot():
-                run = simulation_request_submit(body=request.data)
+            with simulate_slot(), simulate_cpu_limit(request):
+                if key is None:
+                    run = simulation_request_submit(body=request.data)
+                else:
+                    run = simulation_request_submit_once(
+                        key=key, client=simulate_client(request), body=request.data,
+                        submit=lambda: simulation_request_submit(body=request.data),
+                    )  # fmt: skip
+        except idempotency.IdempotencyKeyReusedError as reused:
+            return Response({"detail": str(reused)}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         except SimulateBusyError as exc:
             return Response(
                 {"detail": str(exc)},

@@ -58,6 +58,9 @@ class SimulationRun(models.Model):
     swept_at = models.DateTimeField(
         null=True, blank=True, help_text="when the sweep last re-sent this stalled run"
     )
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a worker last said it is computing a chunk"
+    )
 
     class Meta:
         ordering = ("-created_at",)
@@ -100,6 +103,27 @@ class RunChunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.index} of {self.run_id}"
+
+
+class SimulatePostKey(models.Model):
+    """A client's Idempotency-Key on POST /api/simulate and the run it was answered with: the
+    same key and body again (a retry) is answered with that run as it is now and writes
+    nothing. `client` is "user:<id>" for a signed-in user, "anon:<address>" otherwise (the
+    anonymous throttle's identity)."""
+
+    client = models.CharField(max_length=120)
+    key = models.CharField(max_length=200)
+    body_sha256 = models.CharField(max_length=64)
+    run = models.ForeignKey(SimulationRun, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("client", "key"), name="simulate_post_key_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.client}: {self.key}"
 
 
 class SimulatedBuild(models.Model):

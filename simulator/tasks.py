@@ -12,8 +12,13 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerError
 
+from catalog.services import price_changes_refresh_send
 from simulator.services import rankings as ranking_services
-from simulator.services.runs import simulation_run_fail, simulation_run_start
+from simulator.services.runs import (
+    simulation_run_fail,
+    simulation_run_heartbeat,
+    simulation_run_start,
+)
 from simulator.services.sweep import simulation_run_sweep_stuck
 
 # Database hiccups are worth a retry; anything else is a bug or bad input and fails the run.
@@ -80,7 +85,8 @@ def ranking_start(run_id: str) -> None:
 
 @shared_task(name="simulator.ranking_chunk", base=RunTask, **RETRY_POLICY)
 def ranking_chunk(run_id: str, index: int) -> None:
-    ranking_services.ranking_chunk_process(run_id=run_id, index=index)
+    with simulation_run_heartbeat(run_id=run_id, every_s=settings.RUN_HEARTBEAT_S):
+        ranking_services.ranking_chunk_process(run_id=run_id, index=index)
 
 
 @shared_task(name="simulator.rankings_refresh_defaults", **RETRY_POLICY)
@@ -92,6 +98,7 @@ def rankings_refresh_defaults() -> list[str]:
 
 @shared_task(name="simulator.runs_sweep", **RETRY_POLICY)
 def runs_sweep() -> dict[str, object]:
-    """Periodic (Celery beat): re-send rankings that stopped making progress."""
+    """Periodic (Celery beat): re-send rankings that stopped making progress, and the
+    rankings refresh owed for price changes made while the broker was down."""
     report = simulation_run_sweep_stuck(older_than_s=settings.RUN_SWEEP_STALE_AFTER_S)
-    return report.as_json()
+    return {**report.as_json(), "price_changes_announced": price_changes_refresh_send()}

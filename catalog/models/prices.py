@@ -76,6 +76,10 @@ class PriceChange(models.Model):
     changed_at = models.DateTimeField(default=timezone.now, db_index=True)
     via = models.CharField(max_length=16, choices=PriceChangeVia.choices)
     reason = models.CharField(max_length=200, blank=True)
+    # The outbox of the rankings refresh: written with the change, in its transaction, and
+    # set once the refresh task reached the broker (after the commit, or by the periodic sweep
+    # once a broker that was down is back). Null: the refresh is still owed.
+    rankings_refresh_sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("-changed_at", "-id")

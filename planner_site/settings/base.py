@@ -44,8 +44,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # A lost database answers 503 with Retry-After (JSON for the API), not a 500.
-    "planner_site.middleware.DatabaseUnavailableMiddleware",
+    # A lost database or cache answers 503 with Retry-After (JSON for the API), not a 500.
+    "planner_site.middleware.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -128,6 +128,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Throttle counters live here: Redis in production so every process shares them.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"].endswith("RedisCache"):
+    # A Redis that does not answer fails the request in a second (a 503, see
+    # planner_site/middleware.py) instead of holding a web thread for the OS's TCP timeout.
+    CACHES["default"].setdefault("OPTIONS", {}).update(
+        {"socket_connect_timeout": 1, "socket_timeout": 1}
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -233,12 +239,13 @@ else:
     }
 
 # The periodic sweep (simulator.runs_sweep) re-sends rankings that stopped making progress
-# and fails those tried RUN_MAX_ATTEMPTS times. A chunk may run up to the hard time limit
-# without visible progress, so a run is stale only some time after that.
-RUN_SWEEP_INTERVAL_S = env.int("RUN_SWEEP_INTERVAL_S", default=60)
-RUN_SWEEP_STALE_AFTER_S = env.int(
-    "RUN_SWEEP_STALE_AFTER_S", default=CELERY_TASK_TIME_LIMIT + RUN_SWEEP_INTERVAL_S
-)
+# and fails those tried RUN_MAX_ATTEMPTS times. A worker computing a chunk stamps its run
+# every RUN_HEARTBEAT_S, however long the chunk takes; a run with no stored chunk, heartbeat
+# or re-send for RUN_SWEEP_STALE_AFTER_S (four heartbeats) lost its worker. Checked every
+# RUN_SWEEP_INTERVAL_S: a ranking whose worker was killed is sent again within about 30 s.
+RUN_HEARTBEAT_S = env.float("RUN_HEARTBEAT_S", default=5.0)
+RUN_SWEEP_INTERVAL_S = env.int("RUN_SWEEP_INTERVAL_S", default=10)
+RUN_SWEEP_STALE_AFTER_S = env.int("RUN_SWEEP_STALE_AFTER_S", default=20)
 RUN_MAX_ATTEMPTS = env.int("RUN_MAX_ATTEMPTS", default=5)
 CELERY_BEAT_SCHEDULE = {
     "runs-sweep": {
@@ -251,9 +258,13 @@ CELERY_BEAT_SCHEDULE = {
 # An interval schedule needs no persisted state: no schedule file to place or lock.
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
-# The most work one simulate request may ask for (simulator/services/cost.py): builds ×
-# splits × layers × sequence blocks of 1,024 tokens. Above it: 400 with the figures.
-SIMULATE_MAX_COST_UNITS = env.int("SIMULATE_MAX_COST_UNITS", default=2_000_000_000)
+# The CPU time a single simulation may take in a web request (simulator/services/cost.py
+# estimates it first and refuses more with a 400; the engine stops it at the limit should the
+# estimate fall short): anonymous clients, signed-in users. A ranking is queued for the
+# workers when its estimated CPU time is within RANKING_MAX_CPU_S.
+SIMULATE_ANON_CPU_S = env.float("SIMULATE_ANON_CPU_S", default=1.0)
+SIMULATE_USER_CPU_S = env.float("SIMULATE_USER_CPU_S", default=10.0)
+RANKING_MAX_CPU_S = env.float("RANKING_MAX_CPU_S", default=600.0)
 # Ranking runs that may wait (queued or running) before new ones are refused with 429.
 RANKING_QUEUE_MAX = env.int("RANKING_QUEUE_MAX", default=20)
 # Candidate builds per ranking task (simulator/services/rankings.py): training runs on the

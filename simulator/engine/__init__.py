@@ -97,6 +97,12 @@ from simulator.engine.train.workload import (
 )
 from simulator.engine.units import GIB, pcie_gbps
 from simulator.engine.version import ENGINE_PACKAGE, ENGINE_VERSION
+from simulator.engine.work_limit import (
+    WorkLimitError,
+    check_cpu_limit,
+    cpu_limit,
+    cpu_time_left_s,
+)
 from simulator.engine.workload import (
     KINDS,
     InferenceRequest,
@@ -165,12 +171,16 @@ __all__ = [
     "TrainResult",
     "TrainWorkload",
     "UnifiedSpec",
+    "WorkLimitError",
     "Workload",
     "accuracy_report",
     "band_category",
     "band_range",
     "best_placements",
     "best_splits",
+    "check_cpu_limit",
+    "cpu_limit",
+    "cpu_time_left_s",
     "cross_validated_predictions",
     "crossval_to_json",
     "default_pinned_gib",

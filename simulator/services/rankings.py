@@ -55,6 +55,7 @@ from simulator.engine import (
     parse_hardware,
     parse_workload,
     placement_search,
+    require_known_fields,
 )
 from simulator.models import RunKind, RunStatus, SimulatedBuild, SimulationRun
 from simulator.ranking import (
@@ -67,7 +68,7 @@ from simulator.ranking import (
 from simulator.services.cost import (
     ranking_candidate_count,
     simulation_cost_check,
-    simulation_request_cost,
+    simulation_ranking_cost,
 )
 from simulator.services.ranking_views import ranking_view as ranking_view  # re-exported
 from simulator.services.runs import (
@@ -79,6 +80,11 @@ from simulator.services.runs import (
 
 # Options that only choose how a finished ranking is shown, not what is simulated.
 VIEW_OPTIONS = ("budget_usd", "sort")
+# What a ranking section may hold; inference may also rank whole systems.
+RANKING_FIELDS = frozenset(
+    {"budget_usd", "gpu_count_min", "gpu_count_max", "ram_gb_min", "storage_tiers", "sort"}
+)
+RANKING_FIELDS_BY_KIND = {TRAIN: RANKING_FIELDS, INFER: RANKING_FIELDS | {"systems"}}
 # What a client is told to wait when the broker cannot take a new ranking.
 BROKER_RETRY_AFTER_S = 5
 MAX_GPU_COUNT = 8
@@ -136,6 +142,7 @@ def ranking_options_normalize(options: object, *, kind: str = TRAIN) -> dict[str
         options = {}
     if not isinstance(options, Mapping):
         raise EngineInputError(field="ranking", message="must be a JSON object")
+    require_known_fields(options, RANKING_FIELDS_BY_KIND[kind], "ranking")
     low = _int_option(options, "gpu_count_min", 1, 1, MAX_GPU_COUNT)
     high = _int_option(options, "gpu_count_max", MAX_GPU_COUNT, 1, MAX_GPU_COUNT)
     if low > high:
@@ -210,9 +217,10 @@ def ranking_create(*, body: Mapping[str, Any], capped: bool = True) -> Simulatio
         count=lambda: len(ranking_plan(options=options)),
     )
     simulation_cost_check(
-        cost=simulation_request_cost(workload=normalized["workload"], builds=builds),
+        cost=simulation_ranking_cost(workload=normalized["workload"], builds=builds),
+        limit_s=settings.RANKING_MAX_CPU_S,
         narrow="narrow the ranking (ranking.gpu_count_max, ranking.storage_tiers, "
-        "ranking.ram_gb_min) or shorten the sequence",
+        "ranking.ram_gb_min) or ask for fewer layers or reference mode",
     )
     run, created = simulation_run_get_or_create(
         kind=RunKind.RANKING,

@@ -6,11 +6,14 @@ The run row is the source of truth; every step is idempotent so that a task deli
 
 import hashlib
 import json
-from collections.abc import Callable
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -31,6 +34,8 @@ CHUNKS_PROGRESS_PCT = 95
 QUEUE_FULL_RETRY_AFTER_S = 30
 # pg_advisory_xact_lock key of the queue cap (any constant no other code locks).
 QUEUE_LOCK_KEY = 0x51_4D_41_58  # "QMAX"
+
+logger = logging.getLogger(__name__)
 
 
 class QueueFullError(Exception):
@@ -93,10 +98,16 @@ def simulation_run_get_or_create(
         "plan": plan or {},
         "chunks_total": chunks_total,
     }
-    if max_waiting is None:
-        run = SimulationRun.objects.create(**fields, prices_observed_on=prices_observed_on())
-        return run, True
     with transaction.atomic():
+        _input_lock(input_hash)
+        if max_waiting is None:
+            # Again under the lock: concurrent identical requests (a client's retries) must
+            # not each store a run of the same input.
+            existing = _run_for_input(input_hash)
+            if existing is not None:
+                return existing, False
+            run = SimulationRun.objects.create(**fields, prices_observed_on=prices_observed_on())
+            return run, True
         _queue_lock()
         # Again under the lock: count-then-create must not race (see _queue_lock).
         existing = _run_for_input(input_hash)
@@ -122,6 +133,15 @@ def _queue_room_check(*, kind: RunKind, max_waiting: int) -> None:
     waiting = SimulationRun.objects.filter(kind=kind, status__in=UNFINISHED_STATUSES).count()
     if waiting >= max_waiting:
         raise QueueFullError(waiting=waiting, retry_after_s=QUEUE_FULL_RETRY_AFTER_S)
+
+
+def _input_lock(input_hash: str) -> None:
+    """Check-then-create of one input under one lock (PostgreSQL: a transaction-scoped
+    advisory lock keyed by the input's hash; SQLite already serializes writers)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            # 60 bits of the hash: a bigint, and apart from QUEUE_LOCK_KEY but by chance.
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int(input_hash[:15], 16)])
 
 
 def _queue_lock() -> None:
@@ -231,3 +251,32 @@ def simulation_run_execute_inline(
     run.started_at, run.finished_at = run.started_at or now, now
     run.attempts += 1
     return run
+
+
+@contextmanager
+def simulation_run_heartbeat(*, run_id: str, every_s: float) -> Iterator[None]:
+    """While the block computes a chunk of the run, stamp the run's heartbeat_at now and every
+    `every_s` seconds, from a thread of this process. A worker killed with the chunk stops
+    beating, so the sweep sees the run idle within seconds and sends it again, instead of
+    waiting out the task time limit or the broker's visibility timeout (minutes). The thread
+    has its own database connection, closed when the block ends."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while True:
+                SimulationRun.objects.filter(pk=run_id).update(heartbeat_at=timezone.now())
+                if stop.wait(every_s):
+                    return
+        except DatabaseError:  # the run is unharmed; the sweep may only send it early
+            logger.warning("heartbeat of run %s stopped", run_id, exc_info=True)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{run_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=every_s)

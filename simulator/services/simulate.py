@@ -12,22 +12,25 @@ fastest on that hardware (engine.serve.placement_search); the stored input names
 """
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
-from django.http import Http404
+from django.db import IntegrityError, transaction
 
 from catalog.compatibility import build_errors
 from catalog.models import Build, Part
 from catalog.selectors import build_lines, part_current_prices, part_detailed_map
 from catalog.spec import spec_from_lines
+from planner_site.api_errors import FieldNotFound
+from planner_site.idempotency import IdempotencyKeyReusedError, request_body_sha256
 from simulator.engine import (
     AUTO,
     ENGINE_VERSION,
     INFER,
     EngineInputError,
+    cpu_time_left_s,
     parse_request,
     placement_search,
     request_to_json,
@@ -35,13 +38,17 @@ from simulator.engine import (
     result_to_json,
     simulate,
 )
-from simulator.models import RunKind, SimulationRun
-from simulator.services.cost import simulation_cost_check, simulation_request_cost
+from simulator.models import RunKind, SimulatePostKey, SimulationRun
+from simulator.services.cost import simulation_cost_check, simulation_single_cost
 from simulator.services.rankings import ranking_create
 from simulator.services.runs import simulation_run_execute_inline, simulation_run_get_or_create
 
 # A body is a workload and one of the forms of hardware (inline, a build, parts, a ranking).
 BODY_FIELDS = frozenset({"workload", "hardware", "build_id", "parts", "ranking"})
+PART_LINE_FIELDS = frozenset({"part_id", "quantity"})
+NARROW_SINGLE = (
+    "put fewer layers on each GPU (more GPUs), use reference mode, or sign in for a larger limit"
+)
 
 
 def _cost_summary(build: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
@@ -113,7 +120,7 @@ def _is_auto_inference(body: Mapping[str, Any]) -> bool:
     )
 
 
-def _normalized(body: Mapping[str, Any]) -> dict[str, Any]:
+def simulation_normalize(body: Mapping[str, Any]) -> dict[str, Any]:
     """The request with defaults filled in; "auto" placement replaced by the winner."""
     if not _is_auto_inference(body):
         return request_to_json(parse_request(body))
@@ -134,12 +141,19 @@ def simulation_single_run(
     prices_observed_on: date | None = None,
 ) -> SimulationRun:
     """Validate (EngineInputError names the field before anything is stored), then the
-    stored run for the same normalized input and prices, or one computed now."""
-    normalized = _normalized(body)
-    simulation_cost_check(
-        cost=simulation_request_cost(workload=normalized["workload"], builds=1),
-        narrow="shorten the sequence or the context",
-    )
+    stored run for the same normalized input and prices, or one computed now. Under a CPU
+    limit (engine.cpu_limit, set per request by simulator/guards.py) a simulation estimated
+    to need more than the time left is refused before it starts (services/cost.py)."""
+    normalized = simulation_normalize(body)
+    time_left = cpu_time_left_s()
+    if time_left is not None:
+        left_s, limit_s = time_left
+        simulation_cost_check(
+            cost=simulation_single_cost(body=normalized),
+            limit_s=left_s,
+            narrow=NARROW_SINGLE,
+            of_s=limit_s,
+        )
     if build is not None:
         normalized["build"] = build
     run, created = simulation_run_get_or_create(
@@ -220,6 +234,7 @@ def _part_lines(value: object) -> list[tuple[Part, int]]:
         field = f"parts[{position}]"
         if not isinstance(line, Mapping):
             raise EngineInputError(field=field, message="must be an object")
+        require_known_fields(line, PART_LINE_FIELDS, field)
         part_id, quantity = line.get("part_id"), line.get("quantity", 1)
         if isinstance(part_id, bool) or not isinstance(part_id, int):
             raise EngineInputError(field=f"{field}.part_id", message="must be an integer id")
@@ -227,9 +242,11 @@ def _part_lines(value: object) -> list[tuple[Part, int]]:
             raise EngineInputError(field=f"{field}.quantity", message="must be 1 to 16")
         wanted.append((part_id, quantity))
     parts = part_detailed_map(part_ids=[part_id for part_id, _ in wanted])
-    for part_id, _ in wanted:
+    for position, (part_id, _) in enumerate(wanted):
         if part_id not in parts:
-            raise Http404(f"No part with id {part_id}.")
+            raise FieldNotFound(
+                field=f"parts[{position}].part_id", message=f"No part with id {part_id}."
+            )
     return [(parts[part_id], quantity) for part_id, quantity in wanted]
 
 
@@ -252,10 +269,33 @@ def simulation_request_submit(*, body: object) -> SimulationRun:
             raise EngineInputError(field="build_id", message="must be an integer id")
         build = Build.objects.filter(pk=build_id).first()
         if build is None:
-            raise Http404(f"No build with id {build_id}.")
+            raise FieldNotFound(field="build_id", message=f"No build with id {build_id}.")
         lines = [(part, quantity) for part, quantity, _ in build_lines(build=build)]
         return _catalog_lines_run(body=body, lines=lines, field="build_id", build=build)
     if "parts" in body:
         lines = _part_lines(body["parts"])
         return _catalog_lines_run(body=body, lines=lines, field="parts", build=None)
     return simulation_single_run(body=body)
+
+
+def simulation_request_submit_once(
+    *, key: str, client: str, body: object, submit: Callable[[], SimulationRun]
+) -> SimulationRun:
+    """`submit()` at most once per (client, Idempotency-Key): a retry with the same body gets
+    the run the first call stored, as it is now, and submits nothing; another body is
+    IdempotencyKeyReusedError. Only an accepted request keeps its key: a refused one (400,
+    429, 503) may be retried with it. Two concurrent calls with one key submit the same
+    normalized input, which the run table keeps once; the unique key keeps one record."""
+    digest = request_body_sha256(body)
+    stored = SimulatePostKey.objects.filter(client=client, key=key).select_related("run").first()
+    if stored is None:
+        run = submit()
+        try:
+            with transaction.atomic():
+                SimulatePostKey.objects.create(client=client, key=key, body_sha256=digest, run=run)
+            return run
+        except IntegrityError:  # a concurrent call with the key stored first
+            stored = SimulatePostKey.objects.select_related("run").get(client=client, key=key)
+    if stored.body_sha256 != digest:
+        raise IdempotencyKeyReusedError(key)
+    return stored.run

@@ -59,7 +59,8 @@ def broker_queue_waiting() -> int | None:
 
 
 def _last_activity() -> Greatest:
-    """The newest of creation, start, the last re-send and the last stored chunk."""
+    """The newest of creation, start, the last re-send, the last stored chunk and the last
+    heartbeat of a worker computing one."""
     last_chunk = Subquery(
         RunChunk.objects.filter(run=OuterRef("pk"))
         .order_by("-created_at")
@@ -72,6 +73,7 @@ def _last_activity() -> Greatest:
         Coalesce("started_at", created),
         Coalesce("swept_at", created),
         Coalesce(last_chunk, created),
+        Coalesce("heartbeat_at", created),
         output_field=DateTimeField(),
     )
 

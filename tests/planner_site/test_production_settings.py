@@ -82,6 +82,38 @@ def test_production_pages_carry_the_security_headers_and_secure_cookies() -> Non
     assert lines["cookies secure"] == "True"
 
 
+SCHEME_PROBE = """
+from django.test import Client
+for proto in ("https", "http"):
+    response = Client().get("/api/no-such-endpoint",
+                            headers={"host": "planner.example.org", "x-forwarded-proto": proto})
+    print(proto, "=", response.status_code)
+"""
+
+
+@pytest.mark.parametrize(
+    ("proxies", "https_status"),
+    [("0", 301), ("1", 404)],  # 301: redirected to https (SECURE_SSL_REDIRECT); 404: served
+    ids=["no-proxy-the-client-cannot-claim-https", "behind-a-tls-proxy-it-says-https"],
+)
+def test_x_forwarded_proto_counts_only_behind_a_trusted_proxy(
+    proxies: str, https_status: int
+) -> None:
+    result = _manage(
+        "shell",
+        "-c",
+        SCHEME_PROBE,
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="planner.example.org",
+        SECURE_SSL_REDIRECT="true",
+        TRUSTED_PROXY_COUNT=proxies,
+    )
+
+    assert result.returncode == 0, result.stderr
+    statuses = dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
+    assert statuses == {"https": str(https_status), "http": "301"}
+
+
 @pytest.mark.django_db
 def test_postgresql_connections_run_without_jit() -> None:
     """Every query here is short: JIT compiling once cost 580 ms for a 1 ms query."""

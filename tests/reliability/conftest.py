@@ -39,19 +39,21 @@ BROKER_DB = 0
 VISIBILITY_TIMEOUT_S = 8
 STALE_AFTER_S = 6
 SWEEP_INTERVAL_S = 1
+SCALED_TIMEOUTS = {
+    "CELERY_VISIBILITY_TIMEOUT_S": str(VISIBILITY_TIMEOUT_S),
+    "CELERY_UNACKED_RESTORE_INTERVAL_S": "1",
+    "RUN_SWEEP_INTERVAL_S": str(SWEEP_INTERVAL_S),
+    "RUN_SWEEP_STALE_AFTER_S": str(STALE_AFTER_S),
+    "CELERY_TASK_SOFT_TIME_LIMIT_S": "30",
+    "CELERY_TASK_TIME_LIMIT_S": "40",
+}
 PROCESS_ENV = {
     "DJANGO_SETTINGS_MODULE": "planner_site.settings.test",
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
-    "CELERY_VISIBILITY_TIMEOUT_S": str(VISIBILITY_TIMEOUT_S),
-    "CELERY_UNACKED_RESTORE_INTERVAL_S": "1",
-    "RUN_SWEEP_INTERVAL_S": str(SWEEP_INTERVAL_S),
-    "RUN_SWEEP_STALE_AFTER_S": str(STALE_AFTER_S),
     # Tasks of a few seconds each for the rankings of tests/reliability/runs.py.
     "RANKING_CHUNK_SIZE_TRAIN": "170",
-    "CELERY_TASK_SOFT_TIME_LIMIT_S": "30",
-    "CELERY_TASK_TIME_LIMIT_S": "40",
 }
 
 
@@ -225,10 +227,15 @@ class CeleryFactory:
     folder: Path
     started: list[CeleryProcess] = field(default_factory=list)
 
+    # False: the settings' own timeouts and sweep (production's), not SCALED_TIMEOUTS.
+    scaled_timeouts: bool = True
+
     def env(self, **overrides: str) -> dict[str, str]:
+        inherited = {k: v for k, v in os.environ.items() if k not in SCALED_TIMEOUTS}
         return {
-            **os.environ,
+            **inherited,
             **PROCESS_ENV,
+            **(SCALED_TIMEOUTS if self.scaled_timeouts else {}),
             "DATABASE_URL": self.database_url,
             "CELERY_BROKER_URL": self.broker.url,
             **overrides,

@@ -1,8 +1,9 @@
 """Writes while Redis (the broker) is really down complete whole or not at all. A staff price
 change completes (201, the observation and its change log) instead of answering 500 after
-its commit; nothing waits on the lost message, since rankings read prices when they are
-read. A new ranking queues nothing and answers 503 with Retry-After; asked again once the
-broker is back, it is queued and its start message is sent."""
+its commit; the rankings refresh it owes stays in the outbox (the change row) and the
+periodic sweep sends it once the broker is back, once. A new ranking queues nothing and
+answers 503 with Retry-After; asked again once the broker is back, it is queued and its
+start message is sent."""
 
 import time
 from decimal import Decimal
@@ -13,6 +14,7 @@ from rest_framework.test import APIClient
 
 from catalog.models import Part, PriceChange, PriceObservation
 from simulator.models import UNFINISHED_STATUSES, RunStatus, SimulationRun
+from simulator.tasks import runs_sweep
 from tests.catalog.factories import pricing_staff
 from tests.reliability.conftest import RedisServer
 
@@ -37,7 +39,37 @@ def test_a_price_posted_while_the_broker_is_down_is_stored_whole(own_redis: Redi
     assert PriceObservation.objects.filter(part=part).count() == before + 1
     change = PriceChange.objects.filter(part=part).latest("pk")
     assert change.new_amount_usd == Decimal("1234.00")
+    assert change.rankings_refresh_sent_at is None  # owed: the outbox keeps it
     assert took_s < SEND_GIVES_UP_WITHIN_S
+
+    own_redis.start()
+    swept = runs_sweep.apply().get()  # what beat runs every RUN_SWEEP_INTERVAL_S
+    again = runs_sweep.apply().get()
+
+    assert swept["price_changes_announced"] == 1
+    assert again["price_changes_announced"] == 0  # sent once, not at every sweep
+    change.refresh_from_db()
+    assert change.rankings_refresh_sent_at is not None
+    queued = own_redis.client().lrange("celery", 0, -1)
+    assert len([m for m in queued if b"simulator.rankings_refresh_defaults" in m]) == 1
+
+
+@pytest.mark.services
+@pytest.mark.usefixtures("catalog_committed")
+def test_a_price_posted_while_the_broker_is_up_sends_its_refresh_after_the_commit(
+    own_redis: RedisServer,
+) -> None:
+    part = Part.objects.get(slug="rtx-4090")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=pricing_staff()).key}")
+    body = {"part": part.slug, "amount": "1111.00", "vendor": "shop", "observed_on": "2026-11-23"}
+
+    assert client.post("/api/prices", body, format="json").status_code == 201
+
+    change = PriceChange.objects.filter(part=part).latest("pk")
+    assert change.rankings_refresh_sent_at is not None
+    queued = own_redis.client().lrange("celery", 0, -1)
+    assert len([m for m in queued if b"simulator.rankings_refresh_defaults" in m]) == 1
 
 
 RANKING = {

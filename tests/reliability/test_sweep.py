@@ -11,8 +11,9 @@ import pytest
 from django.utils import timezone
 
 from simulator.models import RunChunk, RunKind, RunStatus, SimulationRun
+from simulator.services.runs import simulation_run_heartbeat
 from simulator.services.sweep import simulation_run_sweep_stuck
-from tests.reliability.conftest import RedisServer
+from tests.reliability.conftest import RedisServer, wait_for
 
 IDLE_S = 600
 THRESHOLD_S = 300
@@ -135,3 +136,48 @@ def test_the_sweep_leaves_finished_rankings_and_single_runs_alone(
     report = sweep()
 
     assert report.resent == report.failed == []
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_ranking_whose_worker_beats_is_not_stale_however_long_its_chunk_runs(
+    own_redis: RedisServer, sweep: Callable[..., Any]
+) -> None:
+    run = _ranking(status=RunStatus.RUNNING, attempts=1)  # idle for IDLE_S by its timestamps
+
+    with simulation_run_heartbeat(run_id=str(run.pk), every_s=0.05):
+        # The heartbeat thread's own connection stamps the run, now and every 0.05 s.
+        first = _heartbeat_after(run, None)
+        second = _heartbeat_after(run, first)
+        report = sweep()
+
+    assert second > first
+    assert report.resent == []
+    assert _sent(own_redis) == []
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_once_the_heartbeat_stops_the_run_is_stale_after_the_threshold(
+    own_redis: RedisServer, sweep: Callable[..., Any]
+) -> None:
+    run = _ranking(status=RunStatus.RUNNING, attempts=1)
+    with simulation_run_heartbeat(run_id=str(run.pk), every_s=0.05):
+        _heartbeat_after(run, None)
+    SimulationRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=THRESHOLD_S + 1)
+    )
+
+    assert sweep().resent == [str(run.pk)]
+
+
+def _heartbeat_after(run: SimulationRun, previous: Any) -> Any:
+    """The run's heartbeat_at once it is set and later than `previous`."""
+    stamps: list[Any] = []
+
+    def beat_seen() -> bool:
+        stamps[:] = [SimulationRun.objects.get(pk=run.pk).heartbeat_at]
+        return stamps[0] is not None and (previous is None or stamps[0] > previous)
+
+    wait_for(beat_seen, timeout_s=5.0, what="a heartbeat")
+    return stamps[0]

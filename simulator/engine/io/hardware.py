@@ -96,6 +96,8 @@ def device_figures(
         raise EngineInputError(field=path, message="must be a name or an object")
     require_known_fields(value, fields, path)
     name = value.get("name")
+    if name is not None and not isinstance(name, str):  # else shown as str(name): "[4090]"
+        raise EngineInputError(field=f"{path}.name", message="must be a string")
     known = find_device(kind, name) if isinstance(name, str) else None
     if known is not None:
         return {**table(known), **{key: v for key, v in value.items() if v is not None}}

@@ -17,7 +17,7 @@ def model_facts(layer: LayerShape, workload: TrainWorkload, hardware: Hardware) 
         params_per_layer=total,
         active_params_per_layer=active_params(layer),
         expert_fraction=expert_params(layer) / total,
-        layer_gib=layer_gib(layer, workload.quant, model_slug=workload.model.slug),
+        layer_gib=layer_gib(layer, workload.quant, model_slug=workload.model.measured_sizes_slug),
         lora_params_per_layer=lora_params_per_layer(layer, workload.lora),
         lora_bytes_per_layer=lora_bytes_per_layer(layer, workload.lora),
         num_layers=workload.model.num_layers,

@@ -80,7 +80,7 @@ def reference_costs(workload: TrainWorkload) -> LayerCosts:
     layer = reference_layer(workload.model)
     return LayerCosts(
         num_layers=workload.model.num_layers,
-        layer_gib=layer_gib(layer, workload.quant, model_slug=workload.model.slug),
+        layer_gib=layer_gib(layer, workload.quant, model_slug=workload.model.measured_sizes_slug),
         lora_gib_per_layer=lora_bytes_per_layer(layer, workload.lora) / GIB,
         gib_per_sequence=budget_gib_per_sequence(layer, workload.seq_len),
         train_flops_per_sequence=train_flops_per_sequence(layer, workload.seq_len),

@@ -57,6 +57,7 @@ from simulator.engine.train.transfer import (
 from simulator.engine.train.utilization import utilization_factor
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
 from simulator.engine.units import seed_transfer_s, transfer_s
+from simulator.engine.work_limit import check_cpu_limit
 
 BACKWARD_PASSES = 3  # backward (2 × forward) plus the checkpoint recompute (1 ×), §5
 # The first load of each pass always stalls a little; call the link the bottleneck only when
@@ -139,7 +140,7 @@ def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -
             shape = reference_layer(model)
         else:
             shape = dense_layer(model) if dense else moe_layer(model)
-        slug = model.slug if not (dense and model.is_moe) else ""  # no measurement for dense
+        slug = model.measured_sizes_slug if not (dense and model.is_moe) else ""  # dense: none
         lora = lora_params_per_layer(shape, workload.lora)
         # full fine-tuning trains every weight: no adapters, every weight gradient
         adapters = lora if refine.frozen_base and not workload.full_finetune else None
@@ -175,9 +176,13 @@ def resident_order(plans: list[LayerPlan]) -> list[int]:
     dense = [i for i, p in enumerate(plans) if p.dense]
     others = [i for i, p in enumerate(plans) if not p.dense]
     order: list[int] = []
+    placed: set[int] = set()  # membership in O(1): a list made this O(L²) per split
     step = len(others)
     while len(order) < len(others):  # bit-reversal-like spreading: halves, quarters, ...
-        order += [i for i in others[:: max(step, 1)] if i not in order]
+        for i in others[:: max(step, 1)]:
+            if i not in placed:
+                placed.add(i)
+                order.append(i)
         step //= 2
     return dense + order
 
@@ -393,8 +398,13 @@ def refined_curve(
     workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
 ) -> tuple[SplitResult, ...]:
     plans = stage_layers(workload, hw.gpu_count, refine)
-    rows = (evaluate_refined(plans, workload, hw, r, refine) for r in range(len(plans) + 1))
-    return tuple(split.row for split in rows if split is not None)
+    rows = []
+    for r in range(len(plans) + 1):
+        check_cpu_limit()  # each split walks every layer: O(L²) for the curve
+        split = evaluate_refined(plans, workload, hw, r, refine)
+        if split is not None:
+            rows.append(split.row)
+    return tuple(rows)
 
 
 def refined_greedy(

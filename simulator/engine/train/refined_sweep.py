@@ -43,6 +43,7 @@ from simulator.engine.train.transfer import (
 from simulator.engine.train.utilization import utilization_factors
 from simulator.engine.train.workload import TrainWorkload, pipeline_micro_batches
 from simulator.engine.units import GIB, transfer_s
+from simulator.engine.work_limit import check_cpu_limit
 
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
@@ -78,6 +79,7 @@ def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
     streamed = np.ones((count + 1, count), dtype=bool)
     held, streamed_gib, largest = [], [], []
     for r in range(count + 1):
+        check_cpu_limit()
         resident = frozenset(order[:r])
         streamed[r, list(resident)] = False
         sizes = [p.gib for i, p in enumerate(plans) if i not in resident]
@@ -254,6 +256,7 @@ def refined_best_splits(
         members = [i for i, h in enumerate(hardware) if h.gpu_count == gpus]
         size = max(1, ELEMENTS_PER_ARRAY // (len(stage.plans) * (len(stage.plans) + 1)))
         for start in range(0, len(members), size):
+            check_cpu_limit()
             part = members[start : start + size]
             group = _group(workload, [hardware[i] for i in part], gpus, stage)
             for i, answer in zip(part, group, strict=True):
