@@ -36,6 +36,7 @@ from catalog.models import (
     System,
 )
 from catalog.selectors import (
+    PRICE_ADD_PERMISSION,
     BuildIncompatibleError,
     build_check,
     build_hardware,
@@ -186,7 +187,7 @@ class PriceListApi(generics.ListAPIView[PriceObservation]):
 
     authentication_classes = (TokenAuthentication, SessionAuthentication)
     permission_classes = (StaffWritesPublicReads,)
-    write_permission = "catalog.add_priceobservation"  # the admin's "add price observation"
+    write_permission = PRICE_ADD_PERMISSION  # the admin's "add price observation"
     serializer_class = PriceOutputSerializer
     filterset_class = filters.PriceObservationFilter
 

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
@@ -95,6 +96,16 @@ def current_prices_usd(*, part_ids: list[int] | None = None) -> dict[int, Decima
 def parts_by_kind() -> dict[str, list[Part]]:
     """Every part as its kind-specific model (a `Gpu`, a `Cpu`, ...), grouped by kind."""
     return {kind: list(model.objects.order_by("pk")) for kind, model in PART_MODELS.items()}
+
+
+# Adding a price needs what the admin's "add price observation" needs: a staff account
+# holding this permission (POST /api/prices asks the same; superusers hold every one).
+PRICE_ADD_PERMISSION = "catalog.add_priceobservation"
+
+
+def price_add_permitted(*, user: User | AnonymousUser) -> bool:
+    """Whether `user` may add a price observation (in the admin or through the API)."""
+    return bool(user.is_authenticated and user.is_staff and user.has_perm(PRICE_ADD_PERMISSION))
 
 
 # --- stale rankings -------------------------------------------------------------------

@@ -2,7 +2,11 @@
 JSON). Pure functions: every number comes from the result; the formulas are in
 docs/pages.md."""
 
+from collections.abc import Iterable
+from datetime import date
 from typing import Any
+
+from catalog.models import Currency, PartKind, PriceObservation
 
 # The engine's VRAM breakdown (result["vram_breakdown_gb"]) in the words of the page.
 VRAM_LABELS = {
@@ -273,9 +277,7 @@ def _part_rows(results: list[Result]) -> list[dict[str, Any]]:
         for r in results:
             parts = [p for p in (r.get("build") or {}).get("parts", []) if p["kind"] == kind]
             cells.append(", ".join(f"{p['quantity']}× {p['name']}" for p in parts) or "—")
-        rows.append(
-            {"label": kind.replace("_", " "), "cells": cells, "differs": len(set(cells)) > 1}
-        )
+        rows.append({"label": PartKind(kind).label, "cells": cells, "differs": len(set(cells)) > 1})
     return rows
 
 
@@ -302,3 +304,20 @@ def accuracy_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
     low = min(values, default=1.0) / ACCURACY_AXIS_MARGIN
     high = max(values, default=10.0) * ACCURACY_AXIS_MARGIN
     return {"categories": list(categories.values()), "min": low, "max": high}
+
+
+# --- price history (part pages) -------------------------------------------------------------
+def price_chart(observations: Iterable[PriceObservation], *, today: date) -> dict[str, Any]:
+    """The valid US-dollar observations, oldest first, one series per condition (a used
+    price is not a step of the new price's line), each point with its vendor; the time axis
+    runs to `today`. Withdrawn and other-currency observations are listed on the page, not
+    drawn."""
+    series: dict[str, dict[str, Any]] = {}
+    for obs in sorted(observations, key=lambda o: (o.observed_on, o.pk or 0)):
+        if obs.withdrawn or obs.currency != Currency.USD:
+            continue
+        line = series.setdefault(obs.condition, {"label": obs.get_condition_display(),
+                                                 "points": []})  # fmt: skip
+        line["points"].append({"x": obs.observed_on.isoformat(), "y": float(obs.amount),
+                               "vendor": obs.vendor})  # fmt: skip
+    return {"series": list(series.values()), "today": today.isoformat()}

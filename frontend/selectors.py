@@ -13,13 +13,8 @@ from django.db.models import Max
 from django.shortcuts import get_object_or_404
 
 from catalog.generator import GPU_COUNTS
-from catalog.models import PART_MODELS, Build, Gpu, Part, PartKind
-from catalog.selectors import (
-    build_list,
-    part_current_price,
-    part_detail_list,
-    part_price_history,
-)
+from catalog.models import Build, Gpu
+from catalog.selectors import build_list
 from frontend.custom_models import custom_model_get
 from frontend.models import CustomModel
 from simulator.engine import (
@@ -193,62 +188,6 @@ def build_get(*, slug: str) -> Build:
 
 def build_choice_list() -> list[tuple[str, str]]:
     return [(build.slug, build.name) for build in build_list().order_by("name")]
-
-
-# --- catalog ----------------------------------------------------------------------------
-# Spec columns shown for each kind: (field, heading).
-SPEC_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    PartKind.GPU: (("vram_gb", "VRAM GB"), ("bf16_tflops", "BF16 TFLOPS"),
-                   ("fp4_tensor_cores", "FP4"), ("pcie_gen", "PCIe gen"),
-                   ("tdp_w", "TDP W"), ("slot_width", "slots"), ("length_mm", "length mm")),
-    PartKind.CPU: (("socket", "socket"), ("cores", "cores"), ("pcie_lanes", "PCIe lanes"),
-                   ("memory_channels", "mem. channels"), ("tdp_w", "TDP W")),
-    PartKind.MOTHERBOARD: (("socket", "socket"), ("chipset", "chipset"),
-                           ("form_factor", "form factor"), ("pcie_gen", "PCIe gen"),
-                           ("lane_split", "lanes per GPU count"), ("m2_slot_gens", "M.2 gens"),
-                           ("max_ram_gb", "max RAM GB")),
-    PartKind.NVME_DRIVE: (("capacity_gb", "GB"), ("pcie_gen", "PCIe gen"),
-                          ("seq_read_gbps", "read GB/s")),
-    PartKind.NVME_CARD: (("pcie_gen", "PCIe gen"), ("m2_slots", "M.2 slots"),
-                         ("host_lanes", "host lanes")),
-    PartKind.RAM_KIT: (("capacity_gb", "GB"), ("memory_gen", "gen"),
-                       ("module_type", "modules"), ("speed_mts", "MT/s"),
-                       ("modules", "sticks")),
-    PartKind.PSU: (("watts", "W"), ("psu_form_factor", "form factor"),
-                   ("efficiency", "80 PLUS")),
-    PartKind.CASE: (("board_form_factors", "boards"), ("expansion_slots", "slots"),
-                    ("max_gpu_length_mm", "max GPU mm")),
-    PartKind.SYSTEM: (("chip", "chip"), ("memory_gb", "unified memory GB"),
-                      ("mem_bandwidth_gbps", "memory GB/s"), ("gpu_tflops", "GPU TFLOPS"),
-                      ("cpu_cores", "CPU cores"), ("gpu_cores", "GPU cores"),
-                      ("storage_gb", "SSD GB")),
-}  # fmt: skip
-
-
-def catalog_kind_table(*, kind: str) -> dict[str, Any]:
-    """Parts of one kind with their spec columns and current price observation."""
-    columns = SPEC_COLUMNS[kind]
-    rows = [
-        {"part": part, "specs": [getattr(part, field) for field, _ in columns],
-         "price": part_current_price(part=part)}
-        for part in part_detail_list(model=PART_MODELS[kind])
-    ]  # fmt: skip
-    return {"columns": [heading for _, heading in columns], "rows": rows}
-
-
-def part_get(*, slug: str) -> Part:
-    return get_object_or_404(Part, slug=slug).detail
-
-
-def part_price_points(*, part: Part) -> dict[str, Any]:
-    """The part's price history, oldest first, and the valid USD points for the chart."""
-    history = list(part_price_history(part=part))
-    points = [
-        {"x": obs.observed_on.isoformat(), "y": float(obs.amount), "vendor": obs.vendor}
-        for obs in reversed(history)
-        if not obs.withdrawn and obs.currency == "USD"
-    ]
-    return {"history": history, "points": points}
 
 
 # --- accuracy -----------------------------------------------------------------------------

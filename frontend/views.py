@@ -14,8 +14,16 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from catalog.models import PartKind
-from catalog.selectors import build_total_usd
+from catalog.selectors import build_total_usd, price_add_permitted
 from frontend import charts
+from frontend.catalog_selectors import (
+    KIND_PLURALS,
+    catalog_kind_table,
+    part_get,
+    part_price_view,
+    part_slug_map,
+    part_spec_list,
+)
 from frontend.custom_models import custom_model_store
 from frontend.forms import (
     CUSTOM_DEFAULTS,
@@ -37,10 +45,7 @@ from frontend.selectors import (
     accuracy_page,
     build_choice_list,
     build_get,
-    catalog_kind_table,
     model_choice_list,
-    part_get,
-    part_price_points,
     ranking_page,
     simulation_run_get,
     training_modes_view,
@@ -211,6 +216,12 @@ def build_index(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/builds.html", {"builds": builds})
 
 
+def _built_parts(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The catalog parts a result was simulated with (none for inline hardware)."""
+    parts: list[dict[str, Any]] = (result.get("build") or {}).get("parts", [])
+    return parts
+
+
 def _report(runs: BuildRuns) -> dict[str, Any]:
     result = runs.run.result
     assert result is not None
@@ -230,6 +241,7 @@ def _report(runs: BuildRuns) -> dict[str, Any]:
         ),
         "explanation": charts.explanation(result),
         "error_band": result_error_band(result),
+        "part_slugs": part_slug_map(part_ids=[p["part_id"] for p in _built_parts(result)]),
     }
 
 
@@ -418,7 +430,7 @@ def catalog(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("kind", PartKind.GPU)
     if kind not in PartKind.values:
         raise Http404(f"No part kind {kind!r}.")
-    context = {"kinds": PartKind.choices, "kind": kind, "kind_label": PartKind(kind).label,
+    context = {"kinds": PartKind.choices, "kind": kind, "kind_plural": KIND_PLURALS[kind],
                "table": catalog_kind_table(kind=kind)}  # fmt: skip
     return render(request, "frontend/catalog.html", context)
 
@@ -426,7 +438,8 @@ def catalog(request: HttpRequest) -> HttpResponse:
 @require_GET
 def part_detail(request: HttpRequest, slug: str) -> HttpResponse:
     part = part_get(slug=slug)
-    context = {"part": part, **part_price_points(part=part)}
+    context = {"part": part, "specs": part_spec_list(part=part), **part_price_view(part=part),
+               "can_add_price": price_add_permitted(user=request.user)}  # fmt: skip
     return render(request, "frontend/part_detail.html", context)
 
 

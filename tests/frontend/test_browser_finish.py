@@ -113,10 +113,6 @@ VISITS = {
 # The failing view is in the error pages' test URLconf, the site's with views that fail.
 MARKS = {
     "server-error": pytest.mark.urls("tests.planner_site.test_error_pages"),
-    # Known faults, left for the owners of the files at fault; strict, so a fix is noticed.
-    "part": pytest.mark.xfail(
-        strict=True, reason="part_detail.html's price table scrolls at 390 px with nothing "
-        "focusable inside (axe scrollable-region-focusable): its .table-wrap needs tabindex=0"),
 }  # fmt: skip
 
 

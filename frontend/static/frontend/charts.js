@@ -101,15 +101,45 @@
         },
       };
     },
-    price(points) {
+    // One stepped line per condition over time, up to today (x: days, so uneven gaps look
+    // uneven); a price holds until the next observation, hence the step after each point. Ticks
+    // fall on the first of a month, at most six of them.
+    price(data) {
+      const DAY_MS = 86400000;
+      const day = (iso) => Date.parse(`${iso}T00:00:00Z`) / DAY_MS;
+      const month = (days) => new Date(days * DAY_MS).toISOString().slice(0, 7);
+      const usd = (y) => `$${y.toLocaleString("en-US", { maximumFractionDigits: 2 })}`;
+      const days = data.series.flatMap((s) => s.points.map((p) => day(p.x)));
+      const [min, max] = [Math.min(...days) - 15, Math.max(day(data.today), ...days) + 15];
+      function monthTicks(scale) {
+        const starts = [];
+        const d = new Date(min * DAY_MS);
+        d.setUTCDate(1);
+        for (d.setUTCMonth(d.getUTCMonth() + 1); d.getTime() / DAY_MS <= max; d.setUTCMonth(d.getUTCMonth() + 1)) {
+          starts.push(d.getTime() / DAY_MS);
+        }
+        const every = Math.ceil(starts.length / 6);
+        scale.ticks = starts.filter((_, i) => i % every === 0).map((value) => ({ value }));
+      }
       return {
         type: "line",
         data: {
-          labels: points.map((p) => p.x),
-          datasets: [{ label: "USD", data: points.map((p) => p.y), borderColor: COLORS[0],
-            backgroundColor: COLORS[0], stepped: "before" }],
+          datasets: data.series.map((s, i) => ({
+            label: s.label, data: s.points.map((p) => ({ ...p, x: day(p.x) })), stepped: "after",
+            borderColor: COLORS[i], backgroundColor: COLORS[i], pointRadius: 4,
+          })),
         },
-        options: { scales: { y: { title: { display: true, text: "USD" } } } },
+        options: {
+          scales: {
+            x: { type: "linear", min, max, afterBuildTicks: monthTicks, title: { display: true, text: "observed" },
+              ticks: { callback: (v) => month(v), maxRotation: 0, autoSkip: true } },
+            y: { title: { display: true, text: "USD" }, grace: "10%", ticks: { callback: usd } },
+          },
+          plugins: { tooltip: { callbacks: {
+            title: (items) => new Date(items[0].raw.x * DAY_MS).toISOString().slice(0, 10),
+            label: (ctx) => `${usd(ctx.raw.y)} ${ctx.dataset.label}, ${ctx.raw.vendor}`,
+          } } },
+        },
       };
     },
   };

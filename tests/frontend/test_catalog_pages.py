@@ -1,0 +1,158 @@
+"""The catalog's parts tables and a part's page: kinds in words, every part a link, every
+figure with its unit and whole numbers without decimals, a spec table whose missing figures
+read "not stated", and the price history charted by condition."""
+
+import datetime
+import re
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from catalog.models import PART_MODELS, PartKind
+from frontend import charts
+from frontend.catalog_selectors import SPECS, part_spec_fields
+from tests.catalog.factories import GpuFactory, PriceObservationFactory, PsuFactory
+
+BUILD_A = "seed-a-budget-single-gpu"
+ALL_KINDS = PartKind.values
+
+
+def _text(response: Any) -> str:
+    return str(response.content.decode())
+
+
+def _visible(response: Any) -> str:
+    """The page's text without its tags (attributes such as links' addresses left out)."""
+    return re.sub(r"<[^>]+>", " ", _text(response))
+
+
+def _rtx_4090_cells(client: Client) -> list[str]:
+    table = client.get("/catalog/", {"kind": "gpu"}).context["table"]
+    row = next(row for row in table["rows"] if row["part"].name == "RTX 4090")
+    return [spec.text for spec in row["specs"]]
+
+
+@pytest.mark.usefixtures("catalog")
+def test_the_nvme_tab_names_its_kind_in_words(client: Client) -> None:
+    response = client.get("/catalog/", {"kind": "nvme_drive"})
+
+    assert "<h2>NVMe drives</h2>" in _text(response)
+    assert "nvme_drive" not in _visible(response)
+
+
+@pytest.mark.usefixtures("catalog")
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_every_part_name_in_a_catalog_table_links_to_its_part_page(
+    client: Client, kind: str
+) -> None:
+    response = client.get("/catalog/", {"kind": kind})
+
+    for row in response.context["table"]["rows"]:
+        part = row["part"]
+        assert f'<a href="/catalog/parts/{part.slug}/">{part.name}</a>' in _text(response)
+
+
+@pytest.mark.usefixtures("catalog")
+def test_a_gpus_figures_carry_their_units(client: Client) -> None:
+    cells = _rtx_4090_cells(client)
+
+    assert cells == ["24 GB", "165 TFLOPS", "1,008 GB/s", "no", "PCIe 4.0", "450 W",
+                     "3 slots", "304 mm"]  # fmt: skip
+
+
+@pytest.mark.usefixtures("catalog")
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_no_catalog_figure_prints_a_whole_number_with_decimals(client: Client, kind: str) -> None:
+    table = client.get("/catalog/", {"kind": kind}).context["table"]
+
+    figures = [spec.text for row in table["rows"] for spec in row["specs"] if spec.numeric]
+    assert figures
+    assert not [text for text in figures if re.search(r"\d\.0\b", text)]
+
+
+@pytest.mark.usefixtures("catalog")
+def test_a_boards_lane_split_and_m2_slots_read_in_words(client: Client) -> None:
+    table = client.get("/catalog/", {"kind": "motherboard"}).context["table"]
+    texts = {spec.text for row in table["rows"] for spec in row["specs"]}
+
+    assert "up to 8 cards at x16" in texts  # ASRock Rack TURIN2D24G-2L+
+    assert "1 card: x16; 2 cards: x8/x8" in texts
+    assert "4\u00a0×\u00a0PCIe\u00a05.0, 2\u00a0×\u00a0PCIe\u00a03.0" in texts
+
+
+def test_every_field_of_every_part_kind_has_a_label() -> None:
+    fields = {field for model in PART_MODELS.values() for field in part_spec_fields(model)}
+
+    assert fields <= set(SPECS)
+
+
+@pytest.mark.usefixtures("catalog")
+def test_a_part_page_lists_every_specification_with_its_unit_and_source(client: Client) -> None:
+    response = client.get("/catalog/parts/rtx-4090/")
+
+    specs = {spec.label: spec.text for spec in response.context["specs"]}
+    assert specs["VRAM"] == "24 GB"
+    assert specs["memory bandwidth"] == "1,008 GB/s"
+    assert specs["FP16 tensor, FP16 accumulate, dense"] == "330.3 TFLOPS"
+    assert specs["width"] == "3 slots"
+    assert len(specs) == len(part_spec_fields(type(response.context["part"])))
+    assert "Source of these figures: seed 000" in _text(response)
+
+
+@pytest.mark.django_db
+def test_a_missing_specification_reads_not_stated(client: Client) -> None:
+    GpuFactory.create(name="Quiet GPU", fp16_tflops=None)
+    PsuFactory.create(name="Plain PSU", efficiency="")
+
+    gpu = {s.label: s for s in client.get("/catalog/parts/quiet-gpu/").context["specs"]}
+    psu = {s.label: s for s in client.get("/catalog/parts/plain-psu/").context["specs"]}
+
+    assert gpu["FP16 tensor, FP16 accumulate, dense"].text == "not stated"
+    assert psu["80 PLUS rating"].text == "not stated"
+    assert not psu["80 PLUS rating"].stated
+
+
+@pytest.mark.django_db
+def test_a_count_of_one_takes_the_singular(client: Client) -> None:
+    GpuFactory.create(name="Slim GPU", slot_width=1)
+
+    specs = {s.label: s.text for s in client.get("/catalog/parts/slim-gpu/").context["specs"]}
+
+    assert specs["width"] == "1 slot"
+
+
+def test_the_price_chart_draws_valid_dollar_prices_one_line_per_condition() -> None:
+    gpu = GpuFactory.build()
+    day = datetime.date
+    observations = [
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 3, 1), amount=Decimal(900)),
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 1, 1), amount=Decimal(1000)),
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 1), condition="used",
+                                      vendor="eBay", amount=Decimal(700)),
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 2), currency="EUR"),
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 3), withdrawn=True,
+                                      withdrawn_reason="typo"),
+    ]  # fmt: skip
+
+    chart = charts.price_chart(observations, today=day(2026, 11, 25))
+
+    assert chart["today"] == "2026-11-25"
+    assert chart["series"] == [
+        {"label": "new", "points": [
+            {"x": "2026-01-01", "y": 1000.0, "vendor": "test shop"},
+            {"x": "2026-03-01", "y": 900.0, "vendor": "test shop"}]},
+        {"label": "used", "points": [{"x": "2026-02-01", "y": 700.0, "vendor": "eBay"}]},
+    ]  # fmt: skip
+
+
+@pytest.mark.usefixtures("catalog")
+def test_a_build_pages_parts_table_names_kinds_in_words_and_links_each_part(
+    client: Client,
+) -> None:
+    response = client.get(f"/builds/{BUILD_A}/")
+
+    assert "<td>NVMe drive</td>" in _text(response)
+    assert "nvme_drive" not in _visible(response)
+    assert '<a href="/catalog/parts/rtx-4090/">RTX 4090</a>' in _text(response)
