@@ -12,6 +12,7 @@ from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from import_export.admin import ImportMixin
+from import_export.formats import base_formats
 
 from catalog.models import (
     Build,
@@ -155,12 +156,14 @@ class PriceObservationAdminForm(PriceModelForm):
 
 @admin.register(PriceObservation)
 class PriceObservationAdmin(ImportMixin, ModelAdmin):  # type: ignore[misc]
-    """Add prices one by one or import a price list (CSV) with a dry-run preview. Adding
+    """Add prices one by one or import a price list (CSV or JSON) with a dry-run preview. Adding
     uses optimistic concurrency; importing needs the `catalog.import_priceobservation`
     permission (IMPORT_EXPORT_IMPORT_PERMISSION_CODE), not just staff status."""
 
     form = PriceObservationAdminForm
     resource_classes = [PriceObservationResource]
+    # The formats `manage.py prices_import` reads too.
+    import_formats = [base_formats.CSV, base_formats.JSON]
     list_display = ("part", "amount", "currency", "condition", "vendor", "observed_on", "withdrawn")
     list_filter = ("currency", "condition", "withdrawn", "part__kind", "observed_on")
     search_fields = ("part__name", "part__slug", "vendor")

@@ -33,6 +33,7 @@ from catalog.models import (
     PriceObservation,
     Psu,
     RamKit,
+    Region,
     System,
 )
 from catalog.selectors import (
@@ -46,6 +47,7 @@ from catalog.selectors import (
     part_list,
     part_price_history,
     price_change_latest_id,
+    price_stale,
     price_valid_list,
 )
 from catalog.services import (
@@ -139,9 +141,16 @@ class PriceOutputSerializer(serializers.ModelSerializer[PriceObservation]):
     class Meta:
         model = PriceObservation
         fields = (
-            "id", "part", "amount", "currency", "condition", "vendor", "source_url",
-            "observed_on", "withdrawn", "withdrawn_reason",
+            "id", "part", "amount", "currency", "condition", "region", "vendor", "source_url",
+            "observed_on", "stale", "withdrawn", "withdrawn_reason",
         )  # fmt: skip
+
+    stale = serializers.SerializerMethodField(
+        help_text="observed longer ago than PRICE_STALE_AFTER_DAYS"
+    )
+
+    def get_stale(self, observation: PriceObservation) -> bool:
+        return price_stale(observed_on=observation.observed_on)
 
 
 class PriceInputSerializer(StrictInputSerializer):
@@ -151,6 +160,7 @@ class PriceInputSerializer(StrictInputSerializer):
     amount = serializers.DecimalField(max_digits=10, decimal_places=2)
     currency = serializers.ChoiceField(choices=Currency.choices, default=Currency.USD)
     condition = serializers.ChoiceField(choices=Condition.choices, default=Condition.NEW)
+    region = serializers.ChoiceField(choices=Region.choices, default=Region.US)
     vendor = serializers.CharField(max_length=120)
     source_url = serializers.CharField(max_length=500, required=False, default="")
     observed_on = serializers.DateField()

@@ -57,8 +57,12 @@ RAM_TIERS_GB = (32, 64, 128, 256, 512)
 MAX_PSUS = {PsuFormFactor.ATX: 2, PsuFormFactor.SERVER: 4}
 
 
-# A line's or a build's sort key: (unpriced lines, cost of the priced ones); see cost_order.
+# A line's or a build's sort key: (penalty, cost of the priced lines); see cost_order. The
+# penalty counts lines priced only by the planner's estimate, and lines with no price at all
+# at this weight: any number of estimates (a build has far fewer lines) weighs less than one
+# missing price.
 Order = tuple[int, Decimal]
+UNPRICED_PENALTY = 1000
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -99,6 +103,10 @@ class CatalogSnapshot:
     parts: dict[str, list[Part]]
     prices_usd: dict[int, Decimal]
     with_unpriced: bool = False
+    # Parts whose current price is the planner's estimate: chosen only after every part of
+    # the same role with a published price, so that a default ranking (published prices
+    # only) can price the build.
+    estimated: frozenset[int] = frozenset()
 
     def priced(self, kind: str) -> list[Part]:
         """Parts of a kind a build may use, cheapest first (ties by id); with
@@ -108,10 +116,13 @@ class CatalogSnapshot:
             parts = [part for part in parts if part.pk in self.prices_usd]
         return sorted(parts, key=lambda part: (*self.line_order(part, 1), part.pk))
 
-    def line_order(self, part: Part, count: int) -> tuple[bool, Decimal]:
-        """Sort key of `count` of a part: priced lines first, then by their cost."""
+    def line_order(self, part: Part, count: int) -> Order:
+        """Sort key of `count` of a part: lines with a published price first, then those
+        priced by an estimate, then unpriced ones; within each, by cost."""
         price = self.prices_usd.get(part.pk)
-        return price is None, (price or Decimal(0)) * count
+        if price is None:
+            return UNPRICED_PENALTY, Decimal(0)
+        return int(part.pk in self.estimated), price * count
 
     def cost(self, spec: BuildSpec) -> Decimal | None:
         """The build's price; None when a part has no price (never an estimate)."""
@@ -124,7 +135,8 @@ class CatalogSnapshot:
         return sum((self.prices_usd[pk] * count for pk, count in lines), Decimal(0))
 
     def cost_order(self, spec: BuildSpec) -> Order:
-        """Sort key of builds: fewer unpriced parts first, then the cost of the priced ones."""
+        """Sort key of builds: fewer unpriced parts first, then fewer estimated ones, then
+        the cost of the priced ones."""
         orders = [self.line_order(part, count) for part, count in spec.lines()]
         return sum(unpriced for unpriced, _ in orders), sum((c for _, c in orders), Decimal(0))
 

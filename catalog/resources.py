@@ -1,9 +1,10 @@
 """The price-list CSV format for the admin import (django-import-export).
 
-Columns: part (the part's slug), amount, currency, condition, vendor, source_url,
-observed_on (YYYY-MM-DD). Every row becomes a new observation; nothing is updated in
-place, so the history is kept. Rows are saved through catalog.services so that each
-change of a current price is logged with the importing user."""
+Columns: part (the part's slug), amount, currency, condition, region (US, EU, UK or WW;
+US when left out), vendor, source_url, observed_on (YYYY-MM-DD). Every row becomes a new
+observation; nothing is updated in place, so the history is kept. Rows are saved through
+catalog.services so that each change of a current price is logged with the importing user.
+The admin and `manage.py prices_import` (catalog.price_lists) read CSV or JSON."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from catalog.models import Part, PriceChangeVia, PriceObservation
 from catalog.selectors import part_current_price
 from catalog.services import price_observation_save
 
-CSV_COLUMNS = ("part", "amount", "currency", "condition", "vendor", "source_url", "observed_on")
+CSV_COLUMNS = (
+    "part", "amount", "currency", "condition", "region", "vendor", "source_url", "observed_on",
+)  # fmt: skip
 
 
 class PartSlugWidget(widgets.ForeignKeyWidget):  # type: ignore[misc]
@@ -62,3 +65,6 @@ class PriceObservationResource(resources.ModelResource):  # type: ignore[misc]
 
     def do_instance_save(self, instance: PriceObservation, is_create: bool) -> None:
         price_observation_save(observation=instance, user=self.user, via=PriceChangeVia.IMPORT)
+        # The part's current price once this row is in (a dry run rolls it back after).
+        current = part_current_price(part=instance.part)
+        instance.current_after_usd = None if current is None else current.amount  # type: ignore[attr-defined]

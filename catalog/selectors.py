@@ -6,21 +6,26 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
 from django.db.models import Max, OuterRef, QuerySet, Subquery
+from django.utils import timezone
 
 from catalog.compatibility import Problem, build_errors, build_problems
 from catalog.generator import Candidate, CatalogSnapshot, candidate_builds, system_candidates
 from catalog.models import (
+    ESTIMATE_VENDOR,
     PART_MODELS,
     Build,
     BuildOrigin,
     Currency,
+    ExchangeRate,
     Part,
     PriceChange,
     PriceObservation,
@@ -57,6 +62,102 @@ def part_current_prices(*, part_ids: Sequence[int]) -> dict[int, PriceObservatio
     return current
 
 
+CENT = Decimal("0.01")
+
+
+def price_stale(*, observed_on: date, today: date | None = None) -> bool:
+    """Whether a price observed on that day is older than PRICE_STALE_AFTER_DAYS."""
+    today = today or timezone.localdate()
+    stale_after_days: int = settings.PRICE_STALE_AFTER_DAYS
+    return (today - observed_on).days > stale_after_days
+
+
+@dataclass(frozen=True, slots=True)
+class RateTable:
+    """Units of each currency one euro bought (the euro itself is 1), from the newest stored
+    reference rate of each currency; `usd_rate_date` is the day of the dollar's rate."""
+
+    units_per_eur: dict[str, Decimal]
+    usd_rate_date: date | None
+
+    def to_usd(self, amount: Decimal, currency: str) -> Decimal | None:
+        """The amount in US dollars, through the euro; None without a rate for it."""
+        if currency == Currency.USD:
+            return amount
+        per_eur, usd = self.units_per_eur.get(currency), self.units_per_eur.get(Currency.USD)
+        if per_eur is None or usd is None:
+            return None
+        return (amount / per_eur * usd).quantize(CENT)
+
+
+def exchange_rate_table() -> RateTable:
+    units: dict[str, Decimal] = {Currency.EUR: Decimal(1)}
+    dates: dict[str, date] = {}
+    for rate in ExchangeRate.objects.order_by("-rate_date"):  # newest first
+        units.setdefault(rate.currency, rate.units_per_eur)
+        dates.setdefault(rate.currency, rate.rate_date)
+    return RateTable(units_per_eur=units, usd_rate_date=dates.get(Currency.USD))
+
+
+class Quote(NamedTuple):
+    """A part's price as a ranking reads it: in US dollars (converted with the rate table
+    when published in another currency), the date observed, whether it is the planner's
+    estimate rather than a published price, the currency it was published in, and whether
+    it is older than PRICE_STALE_AFTER_DAYS."""
+
+    amount_usd: Decimal
+    observed_on: date
+    estimate: bool
+    currency: str = Currency.USD
+    stale: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PartQuotes:
+    """A part's current sourced price (None: none published) and its latest price of any
+    kind, estimates included (None: no price at all)."""
+
+    sourced: Quote | None
+    latest: Quote | None
+
+    def current(self, *, include_estimates: bool) -> Quote | None:
+        return self.latest if include_estimates else self.sourced
+
+
+def _quote(observation: PriceObservation, rates: RateTable, today: date) -> Quote | None:
+    amount_usd = rates.to_usd(observation.amount, observation.currency)
+    if amount_usd is None:
+        return None
+    return Quote(
+        amount_usd=amount_usd,
+        observed_on=observation.observed_on,
+        estimate=observation.is_estimate,
+        currency=observation.currency,
+        stale=price_stale(observed_on=observation.observed_on, today=today),
+    )
+
+
+def part_ranking_quotes(*, part_ids: Sequence[int]) -> dict[int, PartQuotes]:
+    """Part id → its current quotes, sourced and with estimates: the newest valid
+    observation in any currency the rate table converts. Two queries; a part with no such
+    price is left out."""
+    rates, today = exchange_rate_table(), timezone.localdate()
+    observations = PriceObservation.objects.filter(withdrawn=False, part_id__in=list(part_ids))
+    quotes: dict[int, PartQuotes] = {}
+    for observation in observations.order_by("-observed_on", "-id"):  # newest first
+        quote = _quote(observation, rates, today)
+        if quote is None:
+            continue
+        known = quotes.get(observation.part_id)
+        if known is None:
+            quotes[observation.part_id] = PartQuotes(
+                sourced=None if quote.estimate else quote, latest=quote
+            )
+        elif known.sourced is None and not quote.estimate:
+            quotes[observation.part_id] = PartQuotes(sourced=quote, latest=known.latest)
+    return quotes
+
+
 def part_price_history(*, part: Part) -> QuerySet[PriceObservation]:
     """Every observation of the part, withdrawn and foreign-currency ones included."""
     return PriceObservation.objects.filter(part=part).order_by("-observed_on", "-id")
@@ -91,6 +192,15 @@ def current_prices_usd(*, part_ids: list[int] | None = None) -> dict[int, Decima
     parts = Part.objects.all() if part_ids is None else Part.objects.filter(pk__in=part_ids)
     rows = parts.annotate(price=_latest_valid_amount()).values_list("pk", "price")
     return {pk: price for pk, price in rows if price is not None}
+
+
+def part_estimated_ids() -> frozenset[int]:
+    """The parts whose current price (`current_prices_usd`) is the planner's estimate."""
+    latest = price_valid_list().filter(part=OuterRef("pk"))
+    rows = Part.objects.annotate(current_vendor=Subquery(latest.values("vendor")[:1])).filter(
+        current_vendor=ESTIMATE_VENDOR
+    )
+    return frozenset(rows.values_list("pk", flat=True))
 
 
 def parts_by_kind() -> dict[str, list[Part]]:
@@ -346,7 +456,10 @@ def catalog_snapshot(*, with_unpriced: bool = False) -> CatalogSnapshot:
     """Every part and its current USD price, for the candidate generator (`with_unpriced`:
     parts without a price may be chosen too, after the priced ones)."""
     return CatalogSnapshot(
-        parts=parts_by_kind(), prices_usd=current_prices_usd(), with_unpriced=with_unpriced
+        parts=parts_by_kind(),
+        prices_usd=current_prices_usd(),
+        with_unpriced=with_unpriced,
+        estimated=part_estimated_ids(),
     )
 
 

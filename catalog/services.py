@@ -29,6 +29,7 @@ from catalog.models import (
     PriceChangeVia,
     PriceObservation,
     PricePostKey,
+    Region,
 )
 from catalog.selectors import build_priced_lines as build_priced_lines  # a read, re-exported
 from catalog.selectors import part_current_price
@@ -150,6 +151,7 @@ def price_observation_create(
     vendor: str,
     condition: str = Condition.NEW,
     currency: str = Currency.USD,
+    region: str = Region.US,
     source_url: str = "",
     user: Actor | None = None,
     via: str = PriceChangeVia.SERVICE,
@@ -162,6 +164,7 @@ def price_observation_create(
         vendor=vendor,
         condition=condition,
         currency=currency,
+        region=region,
         source_url=source_url,
     )
     return price_observation_save(

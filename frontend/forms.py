@@ -208,6 +208,17 @@ class CustomModelForm(PastedModelForm):
 class RankingFilterForm(WorkloadForm):
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=TABLE_SORTS, initial=DEFAULT_SORT)
+    include_estimates = forms.BooleanField(
+        label="Include planner estimates",
+        required=False,
+        help_text="price parts that have no published price with the planner's estimate "
+        "(such builds are marked)",
+    )
+    exclude_stale = forms.BooleanField(
+        label="Leave out stale prices",
+        required=False,
+        help_text="prices older than the stale age leave their builds unranked",
+    )
 
 
 class BuildWorkloadForm(WorkloadForm):
@@ -342,3 +353,5 @@ class RankingViewForm(forms.Form):
 
     budget = forms.FloatField(required=False, min_value=1)
     sort = forms.ChoiceField(choices=TABLE_SORTS, required=False)
+    include_estimates = forms.BooleanField(required=False)
+    exclude_stale = forms.BooleanField(required=False)

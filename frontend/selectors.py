@@ -36,7 +36,7 @@ from simulator.engine import (
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
 from simulator.services.accuracy import accuracy_view_get, category_label, ranking_rows_banded
-from simulator.services.ranking_views import ranking_view
+from simulator.services.ranking_views import PriceOptions, ranking_view
 
 # Fitting does not depend on link speeds; any figure does.
 _FIT_PROBE_PCIE_GBPS = 22.0
@@ -151,11 +151,23 @@ def _table_sort(rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
 
 
 def ranking_page(
-    *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
+    *,
+    run: SimulationRun,
+    budget_usd: float | None,
+    sort: str,
+    limit: int,
+    prices: PriceOptions | None = None,
 ) -> dict[str, Any]:
-    """The ranking within the budget, sorted for the table, and every row for the chart."""
+    """The ranking within the budget, sorted for the table, and every row for the chart;
+    `prices` says which prices count (by default published ones, stale ones marked)."""
     service_sort = sort if sort in SORT_FIELDS else DEFAULT_SORT
-    view = ranking_view(run=run, budget_usd=budget_usd, sort=service_sort, limit=ALL_ROWS)
+    view = ranking_view(
+        run=run,
+        budget_usd=budget_usd,
+        sort=service_sort,
+        limit=ALL_ROWS,
+        prices=prices or PriceOptions(),
+    )
     rows = _table_sort(view["rows"], sort)
     points = [
         {"x": r["price_usd"], "y": r["tokens_per_s"], "name": r["name"], "pareto": r["pareto"]}

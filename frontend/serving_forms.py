@@ -42,6 +42,17 @@ class ServeFilterForm(forms.Form):
     placement = forms.ChoiceField(label="Placement", choices=PLACEMENT_CHOICES)
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=SERVE_SORTS)
+    include_estimates = forms.BooleanField(
+        label="Include planner estimates",
+        required=False,
+        help_text="price parts that have no published price with the planner's estimate "
+        "(such builds are marked)",
+    )
+    exclude_stale = forms.BooleanField(
+        label="Leave out stale prices",
+        required=False,
+        help_text="prices older than the stale age leave their builds unranked",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -6,7 +6,7 @@ from typing import Any
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT, INFER_SORT_FIELDS
 from simulator.services.accuracy import ranking_rows_banded
-from simulator.services.ranking_views import ranking_view
+from simulator.services.ranking_views import PriceOptions, ranking_view
 
 ALL_ROWS = 10**6
 # Orders the ranking service does not keep: fastest or longest first, then cheapest.
@@ -14,10 +14,21 @@ DESCENDING = ("decode_tokens_per_s", "prefill_tokens_per_s", "max_context")
 
 
 def serving_page(
-    *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
+    *,
+    run: SimulationRun,
+    budget_usd: float | None,
+    sort: str,
+    limit: int,
+    prices: PriceOptions | None = None,
 ) -> dict[str, Any]:
     service_sort = sort if sort in INFER_SORT_FIELDS else DEFAULT_INFER_SORT
-    view = ranking_view(run=run, budget_usd=budget_usd, sort=service_sort, limit=ALL_ROWS)
+    view = ranking_view(
+        run=run,
+        budget_usd=budget_usd,
+        sort=service_sort,
+        limit=ALL_ROWS,
+        prices=prices or PriceOptions(),
+    )
     rows = view["rows"]
     if sort in DESCENDING:
         rows = sorted(rows, key=lambda r: (-r[sort], r["price_usd"]))

@@ -16,10 +16,11 @@ from frontend.selectors import simulation_run_get
 from frontend.services import ranking_request
 from frontend.serving_forms import SERVE_DEFAULTS, SERVE_SORTS, ServeFilterForm
 from frontend.serving_selectors import serving_page
-from frontend.views import run_progress_context, sort_links
+from frontend.views import price_options, run_progress_context, sort_links
 from simulator.engine import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
+from simulator.services.ranking_views import PriceOptions
 from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 
@@ -35,20 +36,31 @@ COLUMNS = (
 
 
 def _result(
-    run: SimulationRun, budget: float | None, sort: str, links: dict[str, str]
+    run: SimulationRun,
+    budget: float | None,
+    sort: str,
+    prices: PriceOptions,
+    links: dict[str, str],
 ) -> dict[str, Any]:
     progress = run_progress_context(run)
     if progress is not None:
         return progress
-    page = serving_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
+    page = serving_page(
+        run=run,
+        budget_usd=budget,
+        sort=sort,
+        limit=TABLE_ROWS,
+        prices=prices,
+    )
     return {"run": run, "ranking": page, "columns": COLUMNS, "sort_links": links,
             "sort_label": dict(SERVE_SORTS)[sort]}  # fmt: skip
 
 
-def _view(form: ServeFilterForm) -> tuple[float | None, str]:
+def _view(form: ServeFilterForm) -> tuple[float | None, str, PriceOptions]:
     if not form.is_valid():
-        return None, DEFAULT_INFER_SORT
-    return form.cleaned_data["budget"], form.cleaned_data["sort"] or DEFAULT_INFER_SORT
+        return None, DEFAULT_INFER_SORT, PriceOptions()
+    data = form.cleaned_data
+    return data["budget"], data["sort"] or DEFAULT_INFER_SORT, price_options(data)
 
 
 @require_GET

@@ -62,6 +62,7 @@ from simulator.guards import (
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band
+from simulator.services.ranking_views import PriceOptions
 from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 
@@ -159,14 +160,32 @@ def run_progress_context(run: SimulationRun) -> dict[str, Any] | None:
     return None
 
 
+def price_options(data: dict[str, Any]) -> PriceOptions:
+    """The price options of a ranking form's cleaned data (its two boxes)."""
+    return PriceOptions(
+        include_estimates=bool(data.get("include_estimates")),
+        exclude_stale=bool(data.get("exclude_stale")),
+    )
+
+
 def _ranking_result(
-    run: SimulationRun, budget: float | None, sort: str, links: dict[str, str]
+    run: SimulationRun,
+    budget: float | None,
+    sort: str,
+    links: dict[str, str],
+    prices: PriceOptions | None = None,
 ) -> dict[str, Any]:
     """The run's progress while it computes; its table, chart and sort links when done."""
     progress = run_progress_context(run)
     if progress is not None:
         return progress
-    page = ranking_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
+    page = ranking_page(
+        run=run,
+        budget_usd=budget,
+        sort=sort,
+        limit=TABLE_ROWS,
+        prices=prices,
+    )
     return {"run": run, "ranking": page, "sort_columns": SORT_COLUMNS, "sort_links": links,
             "column_hints": COLUMN_HINTS,
             "sort_label": dict(TABLE_SORTS)[sort]}  # fmt: skip
@@ -182,8 +201,9 @@ def home(request: HttpRequest) -> HttpResponse:
         try:
             run = ranking_request(body={"workload": form.workload(), "ranking": {}})
             links = sort_links(request.GET, reverse("frontend:home"))
-            budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"]
-            context |= _ranking_result(run, budget, sort, links) | {"sort_target": "#rankings"}
+            data = form.cleaned_data
+            result = _ranking_result(run, data["budget"], data["sort"], links, price_options(data))
+            context |= result | {"sort_target": "#rankings"}
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (QueueFullError, BrokerUnavailableError) as exc:
@@ -197,12 +217,13 @@ def ranking_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
     """A ranking run's progress bar while it computes, its table and chart when done."""
     run = simulation_run_get(run_id=run_id)
     form = RankingViewForm(request.GET)
-    budget, sort = None, DEFAULT_SORT
+    budget, sort, prices = None, DEFAULT_SORT, PriceOptions()
     if form.is_valid():
         budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"] or DEFAULT_SORT
+        prices = price_options(form.cleaned_data)
     links = sort_links(request.GET, reverse("frontend:ranking-run", args=[run.pk]))
     context = {"query": request.GET.urlencode(), "sort_target": "#ranking-result",
-               **_ranking_result(run, budget, sort, links)}  # fmt: skip
+               **_ranking_result(run, budget, sort, links, prices)}  # fmt: skip
     return render(request, "frontend/_ranking_result.html", context)
 
 

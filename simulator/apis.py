@@ -31,7 +31,7 @@ from simulator.serializers import (
     SimulationRunOutputSerializer,
 )
 from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
-from simulator.services.ranking_views import ranking_result_view, ranking_view
+from simulator.services.ranking_views import PriceOptions, ranking_result_view, ranking_view
 from simulator.services.rankings import BrokerUnavailableError, ranking_create
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import (
@@ -216,12 +216,18 @@ def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) 
     price_epoch = catalog_price_epoch()
     view_key = (
         f"ranking-view:{run.pk}:{price_epoch}:{query.get('budget')}:{query['sort']}"
-        f":{query['limit']}"
+        f":{query['limit']}:{query['include_estimates']}:{query['exclude_stale']}"
     )
     answer: bytes | None = cache.get(view_key)
     if answer is None:
         view = ranking_view(
-            run=run, budget_usd=query.get("budget"), sort=query["sort"], limit=query["limit"]
+            run=run,
+            budget_usd=query.get("budget"),
+            sort=query["sort"],
+            limit=query["limit"],
+            prices=PriceOptions(
+                include_estimates=query["include_estimates"], exclude_stale=query["exclude_stale"]
+            ),
         )
         view["rows"] = ranking_rows_banded(view["rows"], workload=view["workload"])
         answer = JSONRenderer().render({"run_url": run_url, **view})

@@ -200,6 +200,16 @@ RANKING = {
         },
         "sort": {"type": "string", "enum": list(dict.fromkeys((*SORT_FIELDS, *INFER_SORT_FIELDS)))},
         "systems": {"type": "boolean", "description": "inference: rank whole systems too"},
+        "include_estimates": {
+            "type": "boolean",
+            "description": "price rows with the planner's estimates too (marked `estimated`); "
+            "by default a part with no published price leaves its builds unranked",
+        },
+        "exclude_stale": {
+            "type": "boolean",
+            "description": "leave out prices older than PRICE_STALE_AFTER_DAYS; by default "
+            "they count and their rows are marked `stale`",
+        },
     },
 }
 PART_LINE = {

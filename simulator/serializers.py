@@ -104,6 +104,17 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
         choices=tuple(dict.fromkeys((*SORT_FIELDS, *INFER_SORT_FIELDS))), required=False
     )
     limit = serializers.IntegerField(default=50, min_value=1, max_value=500)
+    include_estimates = serializers.BooleanField(
+        default=False,
+        help_text="price builds with the planner's estimates too (such rows are marked "
+        "`estimated`); by default a build with a part that has no published price is listed "
+        "unpriced with the reason",
+    )
+    exclude_stale = serializers.BooleanField(
+        default=False,
+        help_text="leave out prices older than PRICE_STALE_AFTER_DAYS (a build with such a "
+        "part is listed unpriced with the reason); by default they count and are marked `stale`",
+    )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()

@@ -10,6 +10,7 @@ from catalog.models.choices import (
     PcieGen,
     PriceChangeVia,
     PsuFormFactor,
+    Region,
     Socket,
 )
 from catalog.models.parts import (
@@ -25,9 +26,16 @@ from catalog.models.parts import (
     RamKit,
     System,
 )
-from catalog.models.prices import PriceChange, PriceObservation, PricePostKey
+from catalog.models.prices import (
+    ESTIMATE_VENDOR,
+    ExchangeRate,
+    PriceChange,
+    PriceObservation,
+    PricePostKey,
+)
 
 __all__ = [
+    "ESTIMATE_VENDOR",
     "PART_MODELS",
     "BoardFormFactor",
     "Build",
@@ -37,6 +45,7 @@ __all__ = [
     "Condition",
     "Cpu",
     "Currency",
+    "ExchangeRate",
     "Gpu",
     "MemoryGen",
     "ModuleType",
@@ -53,6 +62,7 @@ __all__ = [
     "Psu",
     "PsuFormFactor",
     "RamKit",
+    "Region",
     "Socket",
     "System",
 ]

@@ -60,6 +60,16 @@ class Currency(models.TextChoices):
 class Condition(models.TextChoices):
     NEW = "new", "new"
     USED = "used", "used"
+    REFURBISHED = "refurbished", "refurbished"
+
+
+class Region(models.TextChoices):
+    """Where a price was offered: the market a buyer in that region pays it in."""
+
+    US = "US", "United States"
+    EU = "EU", "European Union"
+    UK = "UK", "United Kingdom"
+    WORLDWIDE = "WW", "worldwide (ships anywhere)"
 
 
 class PriceChangeVia(models.TextChoices):

@@ -14,10 +14,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from catalog.models.choices import Condition, Currency, PriceChangeVia
+from catalog.models.choices import Condition, Currency, PriceChangeVia, Region
 from catalog.models.parts import Part
 
 MIN_AMOUNT = Decimal("0.01")
+# The vendor of a price the planner estimated instead of reading it on a listing: kept for
+# the record and for users who opt in, never in a default ranking.
+ESTIMATE_VENDOR = "planner estimate"
 
 
 def validate_not_in_future(value: date) -> None:
@@ -31,7 +34,8 @@ class PriceObservation(models.Model):
         max_digits=10, decimal_places=2, validators=[MinValueValidator(MIN_AMOUNT)]
     )
     currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD)
-    condition = models.CharField(max_length=8, choices=Condition.choices, default=Condition.NEW)
+    condition = models.CharField(max_length=12, choices=Condition.choices, default=Condition.NEW)
+    region = models.CharField(max_length=2, choices=Region.choices, default=Region.US)
     vendor = models.CharField(max_length=120, help_text="shop, marketplace or document")
     source_url = models.CharField(max_length=500, blank=True, help_text="listing or document")
     observed_on = models.DateField(validators=[validate_not_in_future])
@@ -59,6 +63,11 @@ class PriceObservation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.part} {self.amount} {self.currency} ({self.condition}, {self.observed_on})"
+
+    @property
+    def is_estimate(self) -> bool:
+        """Whether this is the planner's estimate rather than a published price."""
+        return self.vendor == ESTIMATE_VENDOR
 
 
 class PriceChange(models.Model):
@@ -106,3 +115,24 @@ class PricePostKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.key}"
+
+
+class ExchangeRate(models.Model):
+    """A reference rate: how many units of `currency` one euro bought on `rate_date`. The
+    ECB publishes its reference rates against the euro; a price in any of these currencies
+    becomes US dollars through the euro (amount / its rate x the USD rate of that date)."""
+
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    rate_date = models.DateField()
+    units_per_eur = models.DecimalField(max_digits=14, decimal_places=6)
+    source = models.CharField(max_length=300, help_text="publisher and document of the rate")
+
+    class Meta:
+        ordering = ("-rate_date", "currency")
+        constraints = [
+            models.UniqueConstraint(fields=("currency", "rate_date"), name="rate_once_per_day"),
+            models.CheckConstraint(condition=Q(units_per_eur__gt=0), name="rate_gt_0"),
+        ]
+
+    def __str__(self) -> str:
+        return f"1 EUR = {self.units_per_eur} {self.currency} ({self.rate_date})"

@@ -5,11 +5,13 @@ from datetime import date
 from typing import Any
 
 from django import template
+from django.conf import settings
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from catalog.models import PartKind
+from catalog.selectors import price_stale
 
 register = template.Library()
 
@@ -66,14 +68,22 @@ def age_in_words(observed_on: date, *, today: date) -> str:
 @register.filter
 def price_age(value: date | str | None, precision: str = "month") -> str:
     """A price's date and age, counted to today: "from 2026-02, 9 months old" (with the day
-    for `precision` "day", where several prices of one month are listed). Every price date
-    on the pages is shown through this filter."""
+    for `precision` "day", where several prices of one month are listed), flagged "stale"
+    when older than PRICE_STALE_AFTER_DAYS. Every price date on the pages is shown through
+    this filter."""
     if not value:
         return ""
     observed_on = date.fromisoformat(value) if isinstance(value, str) else value
     shown = observed_on.isoformat() if precision == "day" else observed_on.strftime("%Y-%m")
-    age = age_in_words(observed_on, today=timezone.localdate())
+    today = timezone.localdate()
+    age = age_in_words(observed_on, today=today)
     html: SafeString = format_html(
         'from <time datetime="{}">{}</time>, {}', observed_on.isoformat(), shown, age
     )
+    if price_stale(observed_on=observed_on, today=today):
+        html = format_html(
+            '{} <span class="tag stale" title="older than {} days">stale</span>',
+            html,
+            settings.PRICE_STALE_AFTER_DAYS,
+        )
     return html

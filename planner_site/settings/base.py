@@ -265,6 +265,9 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 SIMULATE_ANON_CPU_S = env.float("SIMULATE_ANON_CPU_S", default=1.0)
 SIMULATE_USER_CPU_S = env.float("SIMULATE_USER_CPU_S", default=10.0)
 RANKING_MAX_CPU_S = env.float("RANKING_MAX_CPU_S", default=600.0)
+# A price observed longer ago than this is flagged stale on the pages and in the API, and a
+# ranking may be asked to leave such prices out (`exclude_stale`).
+PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=180)
 # Ranking runs that may wait (queued or running) before new ones are refused with 429.
 RANKING_QUEUE_MAX = env.int("RANKING_QUEUE_MAX", default=20)
 # Candidate builds per ranking task (simulator/services/rankings.py): training runs on the

@@ -2,6 +2,10 @@
 from prices"). A ranking's stored rows hold no price: each read prices every row from the
 current prices of its parts, then marks the Pareto frontier, applies the budget, orders and
 ranks. A row with a part that has no current price is listed unpriced, never estimated.
+
+By default a current price is a published one: a part whose only price is the planner's
+estimate leaves its rows unpriced, with that reason. `include_estimates` lets estimates
+price the rows too; each such row (and part) is marked `estimated`.
 """
 
 import threading
@@ -12,7 +16,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from catalog.selectors import part_current_quotes
+from django.conf import settings
+
+from catalog.selectors import PartQuotes, Quote, part_ranking_quotes
 from simulator.models import SimulationRun
 from simulator.ranking import SPEED_FIELDS, TRAIN, USD_PER_SPEED_FIELDS, Row, mark_pareto, sort_rows
 
@@ -23,7 +29,7 @@ FINISHED_RESULTS_KEPT = 8
 _finished_results: OrderedDict[str, dict[str, Any]] = OrderedDict()
 _finished_results_lock = threading.Lock()
 
-Quotes = dict[int, tuple[Decimal, date]]
+Quotes = dict[int, Quote]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,13 +43,21 @@ class PricedRanking:
     prices_observed_on: date | None
 
     def with_unit_prices(self, row: Row) -> Row:
-        """The row with each part's current unit price (None for a part without one)."""
-        parts = [{**part, "unit_usd": self.unit_usd(part["part_id"])} for part in row["parts"]]
+        """The row with each part's current unit price (None for a part without one) and
+        whether that price is an estimate."""
+        parts = [{**part, **self.unit_price(part["part_id"])} for part in row["parts"]]
         return {**row, "parts": parts}
 
-    def unit_usd(self, part_id: int) -> float | None:
+    def unit_price(self, part_id: int) -> dict[str, Any]:
+        """A part's unit price in US dollars, whether it is an estimate or stale, and the
+        currency it was published in (converted with the rate table when not dollars)."""
         quote = self.quotes.get(part_id)
-        return None if quote is None else float(quote[0])
+        if quote is None:
+            return {"unit_usd": None, "price_estimated": False, "price_stale": False,
+                    "price_currency": None, "price_observed_on": None}  # fmt: skip
+        return {"unit_usd": float(quote.amount_usd), "price_estimated": quote.estimate,
+                "price_stale": quote.stale, "price_currency": quote.currency,
+                "price_observed_on": quote.observed_on.isoformat()}  # fmt: skip
 
 
 def ranking_result(*, run: SimulationRun) -> dict[str, Any]:
@@ -63,45 +77,121 @@ def ranking_result(*, run: SimulationRun) -> dict[str, Any]:
     return result  # type: ignore[no-any-return]
 
 
-def ranking_priced(*, result: Mapping[str, Any]) -> PricedRanking:
-    """Each row of a finished ranking priced from the current prices of its parts."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PriceOptions:
+    """Which prices may price a row: the planner's estimates too (`include_estimates`),
+    and whether prices older than PRICE_STALE_AFTER_DAYS are left out (`exclude_stale`)."""
+
+    include_estimates: bool = False
+    exclude_stale: bool = False
+
+    @classmethod
+    def of_run(cls, run: SimulationRun) -> "PriceOptions":
+        options = run.input.get("ranking", {})
+        return cls(
+            include_estimates=bool(options.get("include_estimates", False)),
+            exclude_stale=bool(options.get("exclude_stale", False)),
+        )
+
+
+def _unpriced_reason(
+    parts: list[dict[str, Any]], known: Mapping[int, PartQuotes], stale: set[int]
+) -> str:
+    """Why a row has no price: its parts with no price at all, those priced only by the
+    planner's estimate (left out unless estimates are asked for), and those whose price is
+    older than the stale age (when stale prices are left out)."""
+    groups = {
+        "no current price for ": [p for p in parts if p["part_id"] not in known],
+        f"only a price older than {settings.PRICE_STALE_AFTER_DAYS} days for ": [
+            p for p in parts if p["part_id"] in stale
+        ],
+        "only a planner estimate for ": [
+            p for p in parts if p["part_id"] in known and p["part_id"] not in stale
+        ],
+    }
+    return "; ".join(
+        words + ", ".join(p["name"] for p in group) for words, group in groups.items() if group
+    )
+
+
+def _current_quotes(
+    known: Mapping[int, PartQuotes], options: PriceOptions
+) -> tuple[Quotes, set[int]]:
+    """The quote each part is priced by, and the parts left unpriced for a stale price."""
+    quotes: Quotes = {}
+    stale: set[int] = set()
+    for pk, part_quotes in known.items():
+        quote = part_quotes.current(include_estimates=options.include_estimates)
+        if quote is not None and options.exclude_stale and quote.stale:
+            stale.add(pk)
+        elif quote is not None:
+            quotes[pk] = quote
+    return quotes, stale
+
+
+def _priced_row(row: Row, quotes: Quotes, speed: str, usd_per_speed: str) -> Row:
+    lines = [(quotes[part["part_id"]].amount_usd, part["quantity"]) for part in row["parts"]]
+    price_usd = float(sum((unit * quantity for unit, quantity in lines), Decimal(0)))
+    estimated = [p["name"] for p in row["parts"] if quotes[p["part_id"]].estimate]
+    stale = [p["name"] for p in row["parts"] if quotes[p["part_id"]].stale]
+    return {**row, "price_usd": price_usd, usd_per_speed: price_usd / row[speed],
+            "estimated": bool(estimated), "estimated_parts": estimated,
+            "stale": bool(stale), "stale_parts": stale}  # fmt: skip
+
+
+def ranking_priced(
+    *, result: Mapping[str, Any], options: PriceOptions = PriceOptions()
+) -> PricedRanking:
+    """Each row of a finished ranking priced from the current prices of its parts:
+    published prices only, or with `include_estimates` the planner's estimates too (such
+    rows are marked `estimated`); prices older than the stale age are marked `stale`, or
+    with `exclude_stale` leave their rows unpriced."""
     kind = result["workload"].get("kind", TRAIN)
     speed, usd_per_speed = SPEED_FIELDS[kind], USD_PER_SPEED_FIELDS[kind]
     part_ids = {part["part_id"] for row in result["rows"] for part in row["parts"]}
-    quotes = part_current_quotes(part_ids=sorted(part_ids))
+    known = part_ranking_quotes(part_ids=sorted(part_ids))
+    quotes, stale = _current_quotes(known, options)
     rows: list[Row] = []
     unpriced: list[Row] = []
     used: set[int] = set()
     for row in result["rows"]:
-        missing = [part["name"] for part in row["parts"] if part["part_id"] not in quotes]
-        if missing:
-            reason = "no current price for " + ", ".join(missing)
-            unpriced.append({**row, "price_usd": None, "reason": reason})
+        lacking = [part for part in row["parts"] if part["part_id"] not in quotes]
+        if lacking:
+            reason = _unpriced_reason(lacking, known, stale)
+            unpriced.append(
+                {**row, "price_usd": None, "estimated": False, "estimated_parts": [],
+                 "stale": False, "stale_parts": [], "reason": reason}
+            )  # fmt: skip
             continue
-        lines = [(quotes[part["part_id"]][0], part["quantity"]) for part in row["parts"]]
-        price_usd = float(sum((unit * quantity for unit, quantity in lines), Decimal(0)))
-        rows.append({**row, "price_usd": price_usd, usd_per_speed: price_usd / row[speed]})
+        rows.append(_priced_row(row, quotes, speed, usd_per_speed))
         used.update(part["part_id"] for part in row["parts"])
     return PricedRanking(
         rows=mark_pareto(rows, kind=kind),
         unpriced=unpriced,
         quotes=quotes,
-        prices_observed_on=max((quotes[pk][1] for pk in used), default=None),
+        prices_observed_on=max((quotes[pk].observed_on for pk in used), default=None),
     )
 
 
 def ranking_view(
-    *, run: SimulationRun, budget_usd: float | None, sort: str, limit: int
+    *,
+    run: SimulationRun,
+    budget_usd: float | None,
+    sort: str,
+    limit: int,
+    prices: PriceOptions | None = None,
 ) -> dict[str, Any]:
     """A finished ranking at the current prices, within a budget (None: the run's own
     `ranking.budget_usd`, if any) and in an order: the top `limit` rows ranked, and (up to
-    `limit`) the builds not ranked for want of a price. The Pareto frontier is marked over
-    every priced build: filtering by price keeps a prefix of the price order, so the flags
-    stay valid within the budget."""
+    `limit`) the builds not ranked for want of a usable price. `prices` (None: the run's
+    own options; by default published prices only, stale ones marked) says which prices
+    count. The Pareto frontier is marked over every priced build: filtering by price keeps
+    a prefix of the price order, so the flags stay valid within the budget."""
     result = ranking_result(run=run)
     if budget_usd is None:
         budget_usd = run.input.get("ranking", {}).get("budget_usd")
-    priced = ranking_priced(result=result)
+    prices = prices or PriceOptions.of_run(run)
+    priced = ranking_priced(result=result, options=prices)
     rows = [row for row in priced.rows if budget_usd is None or row["price_usd"] <= budget_usd]
     ranked = sort_rows(rows, sort=sort, kind=result["workload"].get("kind", TRAIN))
     observed_on = priced.prices_observed_on
@@ -112,6 +202,11 @@ def ranking_view(
         "workload": result["workload"],
         "sort": sort,
         "budget_usd": budget_usd,
+        "include_estimates": prices.include_estimates,
+        "exclude_stale": prices.exclude_stale,
+        "stale_after_days": settings.PRICE_STALE_AFTER_DAYS,
+        "estimated_count": sum(row["estimated"] for row in ranked),
+        "stale_count": sum(row["stale"] for row in ranked),
         "prices_observed_on": None if observed_on is None else observed_on.isoformat(),
         "count": len(ranked),
         "rows": shown,
@@ -171,7 +266,7 @@ def _unpriced_note(priced: PricedRanking) -> str:
         return ""
     reasons = sorted({row["reason"] for row in priced.unpriced})
     return (
-        f" {len(priced.unpriced)} more are not ranked for want of a price"
+        f" {len(priced.unpriced)} more are not ranked for want of a published price"
         f" ({'; '.join(reasons[:3])})."
     )
 

@@ -79,10 +79,19 @@ from simulator.services.runs import (
 )
 
 # Options that only choose how a finished ranking is shown, not what is simulated.
-VIEW_OPTIONS = ("budget_usd", "sort")
+VIEW_OPTIONS = ("budget_usd", "sort", "include_estimates", "exclude_stale")
 # What a ranking section may hold; inference may also rank whole systems.
 RANKING_FIELDS = frozenset(
-    {"budget_usd", "gpu_count_min", "gpu_count_max", "ram_gb_min", "storage_tiers", "sort"}
+    {
+        "budget_usd",
+        "gpu_count_min",
+        "gpu_count_max",
+        "ram_gb_min",
+        "storage_tiers",
+        "sort",
+        "include_estimates",
+        "exclude_stale",
+    }
 )
 RANKING_FIELDS_BY_KIND = {TRAIN: RANKING_FIELDS, INFER: RANKING_FIELDS | {"systems"}}
 # What a client is told to wait when the broker cannot take a new ranking.
@@ -137,7 +146,9 @@ def _storage_tiers(options: Mapping[str, Any], default: list[str]) -> list[str]:
 
 def ranking_options_normalize(options: object, *, kind: str = TRAIN) -> dict[str, Any]:
     """The ranking section with defaults filled in; EngineInputError names a bad field.
-    Inference adds `systems` (rank whole Apple systems too, default true)."""
+    Inference adds `systems` (rank whole Apple systems too, default true). Either kind may
+    ask for `include_estimates` (price rows with the planner's estimates too, marked) and
+    `exclude_stale` (leave out prices older than PRICE_STALE_AFTER_DAYS)."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -166,6 +177,11 @@ def ranking_options_normalize(options: object, *, kind: str = TRAIN) -> dict[str
     }
     if kind == INFER:
         normalized["systems"] = _flag(options, "systems", default=True)
+    # Stored only when asked for, so that the inputs (and hashes) of rankings by published
+    # prices stay what they were before the option existed.
+    for flag in ("include_estimates", "exclude_stale"):
+        if _flag(options, flag, default=False):
+            normalized[flag] = True
     return normalized
 
 

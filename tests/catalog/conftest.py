@@ -12,7 +12,7 @@ from django.core.management import call_command
 from catalog.spec import BuildSpec
 from tests.catalog import factories
 
-FIXTURES = ("010_parts.json", "020_prices.json", "030_builds.json")
+FIXTURES = ("010_parts.json", "020_prices.json", "025_exchange_rates.json", "030_builds.json")
 
 
 def make_spec(**overrides: Any) -> BuildSpec:

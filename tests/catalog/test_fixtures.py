@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
+from catalog.fixture_data.price_observations import PRICE_OBSERVATIONS
 from catalog.fixture_data.render import FIXTURES
 from catalog.management.commands.catalog_fixtures_write import FIXTURES_DIR, fixture_text
-from catalog.models import Gpu, Part, PartKind, PriceObservation, RamKit
+from catalog.models import ExchangeRate, Gpu, Part, PartKind, PriceObservation, RamKit
 from tests.catalog.conftest import FIXTURES as FIXTURE_FILES
 
 SEED_GPU_PRICES_USD = {
@@ -89,3 +91,32 @@ def test_every_platform_has_several_boards() -> None:
 def test_the_fixture_json_is_valid_json() -> None:
     for name in FIXTURE_FILES:
         assert isinstance(json.loads((FIXTURES_DIR / name).read_text()), list)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog_fixtures")
+def test_every_sourced_price_is_loaded_as_published_with_its_page() -> None:
+    for sourced in PRICE_OBSERVATIONS:
+        observation = PriceObservation.objects.get(
+            part_id=sourced.part_pk, source_url=sourced.source_url, vendor=sourced.vendor
+        )
+        assert observation.amount == Decimal(sourced.amount)
+        assert (observation.currency, observation.condition, observation.region) == (
+            sourced.currency, sourced.condition, sourced.region,
+        )  # fmt: skip
+        assert sourced.source_url.startswith("https://")
+        assert sourced.dated in ("page", "read")
+        assert not observation.is_estimate
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog_fixtures")
+def test_the_rate_table_holds_the_ecb_reference_rates_of_its_day() -> None:
+    rates = {
+        r.currency: (r.units_per_eur, r.rate_date.isoformat()) for r in ExchangeRate.objects.all()
+    }
+
+    assert rates == {
+        "USD": (Decimal("1.1476"), "2026-03-13"),
+        "GBP": (Decimal("0.86503"), "2026-03-13"),
+    }

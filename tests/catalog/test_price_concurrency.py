@@ -43,7 +43,7 @@ def seen_id(page: str) -> int:
 
 def add_form(part_id: int, amount: str, seen: int) -> dict[str, object]:
     return {
-        "part": part_id, "amount": amount, "currency": "USD", "condition": "new",
+        "part": part_id, "amount": amount, "currency": "USD", "condition": "new", "region": "US",
         "vendor": "shop", "source_url": "", "observed_on": "2026-11-20",
         "seen_price_change_id": seen,
     }  # fmt: skip

@@ -27,7 +27,7 @@ BAD_ROWS = (
     "rtx-4090,1650,USD,used,ebay,,2026-02-10\n"
     "no-such-part,100,USD,new,shop,,2026-02-10\n"
     "rtx-5090,-5,USD,new,shop,,2026-02-10\n"
-    "rtx-5090,100,USD,refurbished,shop,,2026-02-10\n"
+    "rtx-5090,100,USD,broken,shop,,2026-02-10\n"
 )
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +76,8 @@ def test_the_dry_run_writes_nothing(staff_client: Client) -> None:
 @pytest.mark.usefixtures("gpus")
 def test_the_preview_shows_each_change_with_the_current_price_before(staff_client: Client) -> None:
     page = text(preview(staff_client, GOOD_ROWS))
-    assert "rtx-4090 1650 USD used ebay" in page
+    # A file without a region column imports with the default region, US.
+    assert "rtx-4090 1650 USD used US ebay" in page
     assert "1800.00" in page  # the current price the new row replaces
     assert "2799.99" in page
 
@@ -101,7 +102,7 @@ def test_the_preview_lists_every_rejected_row_with_its_reason(staff_client: Clie
     page = text(preview(staff_client, BAD_ROWS))
     assert "no part with slug 'no-such-part'" in page.replace("&#x27;", "'")
     assert "Ensure this value is greater than or equal to 0.01" in page
-    assert "Value 'refurbished' is not a valid choice" in page.replace("&#x27;", "'")
+    assert "Value 'broken' is not a valid choice" in page.replace("&#x27;", "'")
 
 
 @pytest.mark.usefixtures("gpus")

@@ -89,11 +89,22 @@ def test_a_prices_age_counts_whole_months_to_today(observed_on: datetime.date, w
     assert age_in_words(observed_on, today=TODAY) == words
 
 
-def test_a_price_date_reads_with_its_month_and_age() -> None:
+def test_a_price_date_reads_with_its_month_and_age(settings: Any) -> None:
+    settings.PRICE_STALE_AFTER_DAYS = 365
     with mock.patch(LOCALDATE, return_value=TODAY):
         shown = price_age("2026-02-01")
 
     assert shown == 'from <time datetime="2026-02-01">2026-02</time>, 9 months old'
+
+
+def test_a_price_older_than_the_stale_age_is_flagged_stale(settings: Any) -> None:
+    settings.PRICE_STALE_AFTER_DAYS = 180
+    with mock.patch(LOCALDATE, return_value=TODAY):
+        old = price_age("2026-02-01")  # 298 days before TODAY
+        recent = price_age("2026-11-01")
+
+    assert old.endswith('<span class="tag stale" title="older than 180 days">stale</span>')
+    assert "stale" not in recent
 
 
 def test_the_catalog_part_page_and_build_page_show_each_prices_age(client: Client) -> None:

@@ -1,0 +1,108 @@
+"""Published prices of catalog parts, each read on a public page.
+
+How they were gathered: on 2026-11-26 the planner's `search` tool (corpus "pages": stored
+public web pages) was asked for listings and announced prices of each catalog part, GPUs
+first. A price is kept only when the page states one figure for the part itself (never a
+range, never a cloud rental rate, never a whole system); it is recorded as published (amount
+and currency), with the page's address and the condition the page gives (a launch or list
+price is "new"). `dated` says where `observed_on` comes from: "page" when the page carries a
+date, "read" when it carries none and the date is the day it was read (2026-11-26).
+`quote` is the page's own words the figure was taken from.
+
+Parts the search found no such price for keep only the planner's estimate (vendor
+"planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
+to users who opt in, and marked.
+"""
+
+from dataclasses import dataclass
+
+READ_ON = "2026-11-26"
+PAGE = "page"
+READ = "read"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourcedPrice:
+    part_pk: int
+    amount: str
+    currency: str
+    condition: str
+    vendor: str
+    region: str
+    source_url: str
+    observed_on: str
+    dated: str
+    quote: str
+
+
+PRICE_OBSERVATIONS = [
+    # --- GPUs -------------------------------------------------------------------------
+    SourcedPrice(
+        part_pk=106, amount="700", currency="USD", condition="used",
+        vendor="local-llm.net (the author's own purchase)", region="US",
+        source_url="https://www.local-llm.net/blog/rtx-3090-best-value-2026",
+        observed_on=READ_ON, dated=READ,
+        quote="RTX 3090 System: GPU: NVIDIA RTX 3090 FE (24GB GDDR6X) ... "
+        "GPU purchased used: $700",
+    ),
+    SourcedPrice(
+        part_pk=107, amount="1199", currency="USD", condition="new",
+        vendor="NVIDIA launch price (Sportskeeda)", region="US",
+        source_url="https://www.sportskeeda.com/gaming-tech/how-nvidia-rtx-4080-compare-rtx-4090",
+        observed_on="2022-11-16", dated=PAGE,
+        quote="The RTX 4080 is now available for purchase in leading online computer hardware "
+        "stores. The graphics card is being sold at MSRP for now ... the $1,199 mark",
+    ),
+    SourcedPrice(
+        part_pk=108, amount="999", currency="USD", condition="new",
+        vendor="NVIDIA launch price (Technologist Mag)", region="US",
+        source_url="https://technologistmag.com/nvidia-rtx-50-series-gpus-everything-we-know-so-far/amp",
+        observed_on=READ_ON, dated=READ,
+        quote="Here are the prices of upcoming GPUs: RTX 5090: $1,999 RTX 5080: $999",
+    ),
+    SourcedPrice(
+        part_pk=109, amount="3721", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (ChipVERSUS)", region="US",
+        source_url="https://chipversus.com/hardware/gpu/l4",
+        observed_on=READ_ON, dated=READ,
+        quote="RTX A5000 MSRP: $3721|Avg: $1800",
+    ),
+    SourcedPrice(
+        part_pk=110, amount="4649", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (ChipVERSUS)", region="US",
+        source_url="https://chipversus.com/hardware/gpu/l4",
+        observed_on=READ_ON, dated=READ,
+        quote="RTX A6000 MSRP: $4649|Avg: $3500",
+    ),
+    SourcedPrice(
+        part_pk=111, amount="6799", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (PC Part DB)", region="US",
+        source_url="https://pcpartdb.com/gpus/compare/nvidia-rtx-6000-ada-generation--vs--amd-radeon-rx-6900-xt",
+        observed_on=READ_ON, dated=READ,
+        quote="The NVIDIA RTX 6000 Ada Generation is a workstation graphics card that launched "
+        "in Q1 2023 with a MSRP of $6,799.",
+    ),
+    SourcedPrice(
+        part_pk=112, amount="2345", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (ChipVERSUS)", region="US",
+        source_url="https://chipversus.com/hardware/gpu/l4",
+        observed_on=READ_ON, dated=READ,
+        quote="L4 NVIDIA ... MSRP $2345 AVG Price $1800 March 21 2023",
+    ),
+    # --- CPUs -------------------------------------------------------------------------
+    SourcedPrice(
+        part_pk=204, amount="650", currency="USD", condition="new",
+        vendor="AMD launch price (SemiVoice)", region="US",
+        source_url="https://news.semivoice.com/post/47ed06b5",
+        observed_on=READ_ON, dated=READ,
+        quote="The AMD Ryzen 9 9950X is a 16-core/32-thread processor ... Priced at $650",
+    ),
+    SourcedPrice(
+        part_pk=213, amount="589", currency="USD", condition="new",
+        vendor="Intel launch price (CIO Insights)", region="US",
+        source_url="https://cioinsights.com/blog/intels-core-ultra-9-285k-cpu-is-one-step-forward-one-step-back-for-pc-gaming",
+        observed_on=READ_ON, dated=READ,
+        quote="I've been testing Intel's $589 next-generation flagship Core Ultra 9 285K "
+        "processor",
+    ),
+]  # fmt: skip

@@ -1,0 +1,61 @@
+"""The ranking pages rank builds by published prices; the "Include planner estimates" box
+adds those priced by the planner's estimates, each tagged "estimated"."""
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.frontend.conftest import GLM, ranking_compute
+
+FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768,
+         "placement": "auto"}  # fmt: skip
+# A GPU whose only price in the shipped catalog is the planner's estimate.
+ESTIMATED_GPU = "A40"
+ESTIMATED_TAG = '<span class="tag estimated"'
+pytestmark = pytest.mark.usefixtures("catalog")
+
+
+def _text(response: Any) -> str:
+    return str(response.content.decode())
+
+
+def _table(html: str) -> str:
+    found = re.search(r"<table class=\"ranking[^\"]*\">.*?</table>", html, re.S)
+    assert found is not None, "no ranking table"
+    return found.group(0)
+
+
+def test_the_home_page_ranks_no_estimate_and_lists_those_builds_with_the_reason(
+    client: Client,
+) -> None:
+    ranking_compute(GLM)
+
+    html = _text(client.get("/"))
+
+    assert 'name="include_estimates"' in html
+    assert ESTIMATED_TAG not in html
+    assert f"1x {ESTIMATED_GPU}" not in _table(html)
+    assert 'id="unpriced-builds"' in html
+    assert f"only a planner estimate for {ESTIMATED_GPU}" in html
+
+
+def test_ticking_include_estimates_ranks_those_builds_tagged_estimated(client: Client) -> None:
+    ranking_compute(GLM)
+
+    html = _text(client.get("/?include_estimates=on"))
+
+    assert ESTIMATED_TAG in _table(html)
+    assert re.search(r'name="include_estimates"[^>]*checked', html)
+
+
+def test_the_serving_page_takes_the_same_box(client: Client) -> None:
+    ranking_compute(FLASH)
+
+    published = _text(client.get("/serve/"))
+    estimated = _text(client.get("/serve/?include_estimates=on"))
+
+    assert ESTIMATED_TAG not in _table(published)
+    assert ESTIMATED_TAG in _table(estimated)
+    assert "not ranked for want of a published price" in published
