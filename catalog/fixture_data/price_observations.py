@@ -105,4 +105,13 @@ PRICE_OBSERVATIONS = [
         quote="I've been testing Intel's $589 next-generation flagship Core Ultra 9 285K "
         "processor",
     ),
+    # --- NVMe drives ----------------------------------------------------------------
+    SourcedPrice(
+        part_pk=415, amount="124.99", currency="USD", condition="new",
+        vendor="Amazon.com (listing shown by Real Hardware Reviews)", region="US",
+        source_url="https://realhardwarereviews.com/crucial-t500-2tb-review/4",
+        observed_on="2025-06-18", dated=PAGE,
+        quote="Crucial T500 2TB Gen4 NVMe M.2 Internal Gaming SSD ... CT2000T500SSD8 ... "
+        "$124.99 ... in stock ... as of June 18, 2025 4:34 am",
+    ),
 ]  # fmt: skip
