@@ -19,6 +19,7 @@ from catalog.models import (
     BuildPart,
     Case,
     Cpu,
+    ExchangeRate,
     Gpu,
     Motherboard,
     NvmeCard,
@@ -56,7 +57,7 @@ class PriceObservationInline(TabularInline):
     extra = 0
     can_delete = False
     ordering = ("-observed_on", "-id")
-    fields = ("observed_on", "amount", "currency", "condition", "vendor", "withdrawn")
+    fields = ("observed_on", "amount", "currency", "condition", "region", "vendor", "withdrawn")
     readonly_fields = fields
     show_change_link = True
 
@@ -154,6 +155,15 @@ class PriceObservationAdminForm(PriceModelForm):
         fields = "__all__"
 
 
+@admin.register(ExchangeRate)
+class ExchangeRateAdmin(ModelAdmin):
+    """The dated rate table that converts euro and pound prices to US dollars."""
+
+    list_display = ("rate_date", "currency", "units_per_eur", "source")
+    list_filter = ("currency",)
+    date_hierarchy = "rate_date"
+
+
 @admin.register(PriceObservation)
 class PriceObservationAdmin(ImportMixin, ModelAdmin):  # type: ignore[misc]
     """Add prices one by one or import a price list (CSV or JSON) with a dry-run preview. Adding
@@ -164,8 +174,10 @@ class PriceObservationAdmin(ImportMixin, ModelAdmin):  # type: ignore[misc]
     resource_classes = [PriceObservationResource]
     # The formats `manage.py prices_import` reads too.
     import_formats = [base_formats.CSV, base_formats.JSON]
-    list_display = ("part", "amount", "currency", "condition", "vendor", "observed_on", "withdrawn")
-    list_filter = ("currency", "condition", "withdrawn", "part__kind", "observed_on")
+    list_display = (
+        "part", "amount", "currency", "condition", "region", "vendor", "observed_on", "withdrawn",
+    )  # fmt: skip
+    list_filter = ("currency", "condition", "region", "withdrawn", "part__kind", "observed_on")
     search_fields = ("part__name", "part__slug", "vendor")
     autocomplete_fields = ("part",)
     date_hierarchy = "observed_on"
