@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -27,7 +27,7 @@ from simulator.engine.calibration.efficiency import (
     efficiency_from_json,
     efficiency_to_json,
 )
-from simulator.engine.calibration.fit import fit_efficiency
+from simulator.engine.calibration.fit import fit_efficiency, resolved_rows
 from simulator.engine.calibration.predict import Prediction, predict_row
 from simulator.engine.errors import EngineInputError
 from simulator.engine.version import ENGINE_PACKAGE
@@ -63,6 +63,33 @@ def fit_without(
     return fit_efficiency((*kept, *seeds))
 
 
+def fitted_sources(rows: Sequence[MeasurementRow]) -> frozenset[str]:
+    """The sources with at least one row the fit uses. Leaving out any other source leaves
+    the fit's rows, and so its deterministic result, unchanged: its held-out table is the
+    full fit, and only these sources need a fit of their own."""
+    return frozenset(source_of(row) for row, _ in resolved_rows(rows))
+
+
+def held_out_tables(
+    rows: Sequence[MeasurementRow],
+    seeds: Sequence[MeasurementRow],
+    full: Efficiency,
+    fit: Callable[[str], Efficiency] | None = None,
+    *,
+    map_: Callable[..., Iterable[Efficiency]] = map,
+) -> dict[str, Efficiency]:
+    """Every source's held-out table: `fit(source)` (default `fit_without`) for the sources
+    the fit uses, the full fit (its corpus date aside) for the others. `map_`: a process
+    pool's map to fit in parallel."""
+    fitted = fitted_sources(rows)
+    names = list(sources(rows))
+    to_fit = [name for name in names if name in fitted]
+    own = fit or (lambda source: fit_without(rows, source, seeds))
+    tables = dict(zip(to_fit, map_(own, to_fit), strict=True))
+    same = dataclasses.replace(full, corpus_assembled="")
+    return {name: tables.get(name, same) for name in names}
+
+
 def cross_validate(
     rows: Sequence[MeasurementRow],
     seeds: Sequence[MeasurementRow] = (),
@@ -72,8 +99,7 @@ def cross_validate(
 ) -> CrossValidation:
     """The held-out table of every source (the full fit computed if not given)."""
     full = fit_efficiency((*rows, *seeds), assembled=assembled) if full is None else full
-    held_out = {source: fit_without(rows, source, seeds) for source in sources(rows)}
-    return CrossValidation(full=full, held_out=held_out)
+    return CrossValidation(full=full, held_out=held_out_tables(rows, seeds, full))
 
 
 def cross_validated_predictions(

@@ -19,6 +19,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -70,7 +71,7 @@ def setup_keys(setup: Setup) -> tuple[Key, ...]:
     return tuple((w.runtime or DEFAULT_RUNTIME[loc], loc) for loc in locations)
 
 
-def _resolved(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
+def resolved_rows(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
     resolved = []
     for row in rows:
         try:
@@ -233,7 +234,7 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     """One set of constants per (runtime, device class) the rows use, fitted on those rows,
     and the routing pool fraction on the batched MoE decode rows (uniform if none); the
     DERIVED_KEYS derived from the fitted ones."""
-    resolved = _resolved(rows)
+    resolved = resolved_rows(rows)
     by_key: dict[Key, list[tuple[MeasurementRow, Setup]]] = {}
     for row, setup in resolved:
         for key in setup_keys(setup):
@@ -281,17 +282,19 @@ def _held_out(source: str) -> Efficiency:
 def crossval_shipped(full: Efficiency, *, processes: int | None = None) -> CrossValidation:
     """The leave-one-source-out fits of the shipped corpus, one process per CPU (each fit
     is deterministic, so the result does not depend on the process count)."""
-    from simulator.engine.calibration.crossval import CrossValidation, sources
+    from simulator.engine.calibration.crossval import CrossValidation, held_out_tables
 
     _, rows = load_corpus()
-    names = list(sources(rows))
+    seeds = load_seed_rows()
     workers = processes or os.cpu_count() or 1
     if workers > 1:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            tables = pool.map(_held_out, names, chunksize=1)
+            tables = held_out_tables(
+                rows, seeds, full, _held_out, map_=partial(pool.map, chunksize=1)
+            )
     else:
-        tables = [_held_out(name) for name in names]
-    return CrossValidation(full=full, held_out=dict(zip(names, tables, strict=True)))
+        tables = held_out_tables(rows, seeds, full, _held_out)
+    return CrossValidation(full=full, held_out=tables)
 
 
 def main(argv: Sequence[str]) -> int:

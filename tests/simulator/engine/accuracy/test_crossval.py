@@ -105,3 +105,31 @@ def test_the_coarse_to_fine_search_finds_the_whole_grid_minimum():
         assert grid_minimum(grid, loss) == min(grid, key=loss)
     # ties keep the earlier grid value
     assert grid_minimum(grid, lambda v: 0.0) == 0.02
+
+
+def test_leaving_out_a_source_no_fit_uses_leaves_the_full_fit():
+    """A source whose rows are all not modeled adds nothing to any fit: its held-out table is
+    the full fit (so the shipped cross-validation refits only the sources the fit uses)."""
+    from simulator.engine.calibration import fit_efficiency
+    from simulator.engine.calibration.crossval import fitted_sources, held_out_tables
+    from simulator.engine.calibration.predict import predict_row
+
+    modeled = {source_of(r) for r in ROWS if predict_row(r, load_efficiency()).modeled}
+    unmodeled = next(row for row in ROWS if source_of(row) not in modeled)
+    unmodeled_source = source_of(unmodeled)
+    few = (*ROWS[:3], unmodeled)  # H001–H005 (llama.cpp prefill, one RTX 4090) and it
+    assert fitted_sources(few) == {source_of(ROWS[0])}
+    full = fit_efficiency(few)
+    assert fit_without(few, unmodeled_source) == full
+
+    fitted: list[str] = []
+
+    def fit(source: str):
+        fitted.append(source)
+        return fit_without(few, source)
+
+    tables = held_out_tables(few, (), full, fit)
+    assert fitted == [source_of(ROWS[0])]
+    assert tables[unmodeled_source] == full
+    assert tables[source_of(ROWS[0])] == fit_without(few, source_of(ROWS[0]))
+    assert tables[source_of(ROWS[0])] != full
