@@ -118,6 +118,8 @@ def _differences(table: Efficiency, full: Efficiency) -> dict[str, Any]:
     return {
         "routing_pool_fraction": mine["routing_pool_fraction"],
         "routing_pool_fitted_on": mine["routing_pool_fitted_on"],
+        "expert_gemm_half_rows": mine["expert_gemm_half_rows"],
+        "expert_gemm_fitted_on": mine["expert_gemm_fitted_on"],
         "entries": [e for e in mine["entries"] if json.dumps(e, sort_keys=True) not in same],
         "priors": [
             [e.runtime, e.device_class]
@@ -152,6 +154,8 @@ def _held_out_from_json(item: object, full: Efficiency, path: str) -> tuple[str,
             "entries": entries,
             "routing_pool_fraction": item.get("routing_pool_fraction", 1.0),
             "routing_pool_fitted_on": item.get("routing_pool_fitted_on", []),
+            "expert_gemm_half_rows": item.get("expert_gemm_half_rows", 0.0),
+            "expert_gemm_fitted_on": item.get("expert_gemm_fitted_on", []),
         }
     )
     priors = item.get("priors", [])
@@ -165,6 +169,8 @@ def _held_out_from_json(item: object, full: Efficiency, path: str) -> tuple[str,
         full,
         routing_pool_fraction=changes.routing_pool_fraction,
         routing_pool_fitted_on=changes.routing_pool_fitted_on,
+        expert_gemm_half_rows=changes.expert_gemm_half_rows,
+        expert_gemm_fitted_on=changes.expert_gemm_fitted_on,
         entries=tuple(e for e in full.entries if (e.runtime, e.device_class) not in dropped),
     )
     for entry in changes.entries:

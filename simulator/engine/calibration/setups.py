@@ -206,6 +206,13 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "its kernels are not the released layer or row split",
         ),
         (
+            bool(re.search(r"(?:-sm|--split-mode)\s+row", lowered)),
+            "llama.cpp's row split (-sm row) splits each weight matrix over the GPUs and gathers "
+            "every matrix product's partial results on the main GPU, far more transfers and "
+            "synchronizations than the layer split or tensor parallelism's two all-reduces per "
+            "layer that the engine models",
+        ),
+        (
             "gpus" in row.hardware,
             "mixed GPU models in one machine: the engine's layer split assumes identical GPUs",
         ),
@@ -301,8 +308,6 @@ def _tensor_parallel(row: MeasurementRow) -> int:
     found = re.search(r"\b(?:tp|tensor[- ]parallel(?:ism)?(?:[- ]size)?)\s*=?\s*(\d+)", engine)
     if found:
         return int(found.group(1))
-    if re.search(r"(?:-sm|--split-mode)\s+row", engine):  # llama.cpp's row split
-        return int(row.hardware.get("gpu_count", 1) or 1)
     return 1
 
 

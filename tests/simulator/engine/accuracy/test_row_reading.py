@@ -132,6 +132,18 @@ def test_llama_cpps_experimental_tensor_split_is_not_modeled() -> None:
     assert "-sm tensor" in prediction.reason
 
 
+@pytest.mark.parametrize("flag", ["-sm row", "--split-mode row"])
+def test_llama_cpps_row_split_is_not_modeled_as_tensor_parallelism(flag: str) -> None:
+    """Row split gathers every matrix product on the main GPU: neither the layer split nor
+    Megatron's two all-reduces per layer."""
+    prediction = predict_row(_row(engine=f"llama.cpp CUDA (4 GPUs, {flag})",
+                                  hardware={"gpu": "RTX 4090", "gpu_count": 4}))  # fmt: skip
+    assert not prediction.modeled
+    assert "row split (-sm row)" in prediction.reason
+    assert predict_row(_row(engine="llama.cpp CUDA (4 GPUs, -sm layer)",
+                            hardware={"gpu": "RTX 4090", "gpu_count": 4})).modeled  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("flags", "offload_from"),
     [("-ngl 99 -ot exps=CPU", None), ("--cpu-moe", None), ("-ot blk.12-47.ffn=CPU", 12),
