@@ -13,7 +13,7 @@ from simulator.engine.calibration.fit import (
     EXPERT_GEMM_GRID,
     depends_on_expert_gemms,
 )
-from simulator.engine.calibration.setups import row_setup
+from simulator.engine.calibration.setups import InferSetup, row_setup
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.model.registry import load_model
@@ -72,6 +72,7 @@ def test_half_rows_are_fitted_on_moe_prefill_rows_computed_on_gpus_only():
     for row_id in shipped.expert_gemm_fitted_on:
         setup = row_setup(by_id[row_id])
         assert depends_on_expert_gemms(setup)
+        assert isinstance(setup, InferSetup)
         w = setup.request.workload
         assert setup.phase == "prefill"
         assert w.model.is_moe

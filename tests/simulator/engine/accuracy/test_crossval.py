@@ -112,6 +112,7 @@ def test_leaving_out_a_source_no_fit_uses_leaves_the_full_fit():
     the full fit (so the shipped cross-validation refits only the sources the fit uses)."""
     from simulator.engine.calibration import fit_efficiency
     from simulator.engine.calibration.crossval import fitted_sources, held_out_tables
+    from simulator.engine.calibration.efficiency import Efficiency
     from simulator.engine.calibration.predict import predict_row
 
     modeled = {source_of(r) for r in ROWS if predict_row(r, load_efficiency()).modeled}
@@ -124,7 +125,7 @@ def test_leaving_out_a_source_no_fit_uses_leaves_the_full_fit():
 
     fitted: list[str] = []
 
-    def fit(source: str):
+    def fit(source: str) -> Efficiency:
         fitted.append(source)
         return fit_without(few, source)
 
