@@ -366,9 +366,23 @@ PER_GPU = re.compile(
 )
 
 
+# Thousands of tokens per second ("k TPS (published as '8.6k')", "k Tok/s").
+THOUSAND_TOKENS_PER_S = re.compile(r"^\s*k\s*(?:TPS|tok/s|tokens/s)\b", re.IGNORECASE)
+
+
 def is_tokens_per_s(unit: str) -> bool:
-    """Tokens per second, of the machine or (`per_gpu`) of each of its GPUs."""
-    return unit == SPEED_UNIT or TOKENS_PER_S.match(unit) is not None
+    """Tokens per second, of the machine or (`per_gpu`) of each of its GPUs, or thousands of
+    them."""
+    return (
+        unit == SPEED_UNIT
+        or TOKENS_PER_S.match(unit) is not None
+        or THOUSAND_TOKENS_PER_S.match(unit) is not None
+    )
+
+
+def tokens_per_s_scale(unit: str) -> float:
+    """What the published number is multiplied by to give tokens/s (1000 for "k TPS")."""
+    return 1000.0 if THOUSAND_TOKENS_PER_S.match(unit) else 1.0
 
 
 def per_gpu(unit: str) -> bool:

@@ -38,7 +38,20 @@ def test_every_spelling_of_tokens_per_second_is_a_speed(unit: str) -> None:
     assert predict_row(_row(unit=unit)).modeled
 
 
-@pytest.mark.parametrize("unit", ["s", "s/it", "it/s", "samples/s", "ms/token", "GiB"])
+def test_thousands_of_tokens_per_second_are_read_as_published() -> None:
+    """ "k TPS (published as '8.6k')": the row keeps 8.6, the prediction is in thousands."""
+    in_thousands = predict_row(_row(unit="k TPS (published as '0.1k')", value=0.1))
+    plain = predict_row(_row(unit="tok/s", value=100.0))
+    assert in_thousands.modeled
+    assert in_thousands.predicted is not None
+    assert plain.predicted is not None
+    assert in_thousands.predicted == pytest.approx(plain.predicted / 1000)
+    assert in_thousands.signed_error == pytest.approx(plain.signed_error)
+
+
+@pytest.mark.parametrize(
+    "unit", ["s", "s/it", "it/s", "samples/s", "ms/token", "GiB", "peak tokens/sec"]
+)
 def test_other_units_are_not_modeled_with_the_reason(unit: str) -> None:
     prediction = predict_row(_row(unit=unit))
     assert not prediction.modeled
