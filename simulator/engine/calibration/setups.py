@@ -35,8 +35,12 @@ from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
+from simulator.engine.model.config import ModelShape
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
+from simulator.engine.serve.kv_cache import kv_bytes_per_token
+from simulator.engine.serve.offline_run import VLLM_BATCHING, offline_concurrency
+from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
 from simulator.engine.train.data_parallel import data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
@@ -281,11 +285,11 @@ def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def _serving_concurrency(row: MeasurementRow) -> int:
-    """Requests in flight at once, as stated; one when the run sent a single prompt. A run
-    of many prompts that states no concurrency (an offline throughput run, every prompt
-    queued at once) batches as many as the runtime's max batch and KV cache allow, which the
-    row does not say: not modeled."""
+def _serving_concurrency(row: MeasurementRow) -> int | None:
+    """Requests in flight at once, as stated; one when the run sent a single prompt; None for
+    an offline throughput run (many prompts queued at once, no rate or concurrency limit),
+    whose concurrency the runtime's batching sets (`_offline_concurrency`). Prompts sent at a
+    stated rate are in flight as long as each takes, which the row does not state."""
     w = row.workload
     for key in ("max_concurrency", "concurrency", "batch", "parallel_slots"):
         value = w.get(key)
@@ -294,10 +298,56 @@ def _serving_concurrency(row: MeasurementRow) -> int:
     prompts = w.get("num_prompts")
     if prompts is None or prompts == 1:
         return 1
-    raise NotModeled(
-        "the row states no concurrency: its prompts were queued at once and the runtime "
-        "batched as many as its max batch and KV cache allowed, which the row does not state"
+    rate = w.get("request_rate")
+    if isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate):
+        raise NotModeled(
+            "prompts sent at a stated request rate are in flight as long as each takes, "
+            "which the row does not state"
+        )
+    return None
+
+
+# Runtimes whose batching of a queue of prompts is published (serve/offline_run.py).
+OFFLINE_BATCHING = {VLLM: VLLM_BATCHING}
+
+
+def _offline_concurrency(
+    row: MeasurementRow, runtime: str, model: ModelShape, prompt: int, gen: int
+) -> int:
+    """The concurrency of an offline throughput run on the row's GPUs, by its runtime's
+    published defaults; not modeled for runtimes without one or outside the GPUs."""
+    batching = OFFLINE_BATCHING.get(runtime)
+    if runtime == TENSORRT_LLM:
+        raise NotModeled(
+            "the row states no concurrency: trtllm-bench builds with an optimistic max batch "
+            "and its runtime tunes the batch to the traffic, so how many requests were in "
+            "flight is no published default"
+        )
+    if batching is None or "gpu" not in row.hardware or _system_text(row) is not None:
+        raise NotModeled(
+            "the row states no concurrency: its prompts were queued at once and the runtime "
+            f"({runtime or 'unknown'}) batched as many as its max batch and KV cache "
+            "allowed, defaults the engine knows for vLLM on GPUs only"
+        )
+    gpu, count = _gpus(row)
+    placement = place(model_parts(model), weight_scheme(_quant(row, model.is_moe)), "gpu")
+    queued = row.workload.get("num_prompts")
+    assert isinstance(queued, int)
+    concurrency = offline_concurrency(
+        batching,
+        queued=queued,
+        prompt_tokens=prompt,
+        gen_tokens=gen,
+        gpu_name=gpu.name,
+        gpu_vram_gib=gpu.vram_gib,
+        gpu_count=count,
+        weight_bytes=sum(share.stored_bytes for share in placement.shares),
+        kv_bytes_per_token=kv_bytes_per_token(model),
+        model=model,
     )
+    if concurrency < 1:
+        raise NotModeled("not one request's KV cache fits beside the weights")
+    return concurrency
 
 
 def _tensor_parallel(row: MeasurementRow) -> int:
@@ -577,7 +627,10 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         assert lengths is not None  # _unmodeled_reason refused the row otherwise
         prompt, gen = lengths
         phase, tokens, depth = "serving", prompt, 0
-        batch = _serving_concurrency(row)
+        stated = _serving_concurrency(row)
+        batch = (
+            stated if stated is not None else _offline_concurrency(row, runtime, model, prompt, gen)
+        )
     else:
         phase, tokens, depth = _phase_tokens(row)
         batch = int(row.workload.get("batch", 1) or 1)

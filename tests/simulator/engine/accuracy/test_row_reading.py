@@ -16,6 +16,8 @@ from simulator.engine.calibration.setups import (
 )
 from simulator.engine.devices import Cpu, System, require_device
 from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.serve.kv_cache import kv_bytes_per_token
+from simulator.engine.serve.placement import model_parts, place
 
 
 def _row(**changes: Any) -> Any:
@@ -196,14 +198,34 @@ def test_an_integrated_gpu_named_as_the_gpu_is_its_unified_memory_system() -> No
     assert unified.mem_gib == 128
 
 
-def test_a_serving_run_of_many_prompts_without_its_concurrency_is_not_modeled() -> None:
-    serving = {"phase": "serving", "prompt_tokens": 1000, "gen_tokens": 1000,
-               "num_prompts": 3000}  # fmt: skip
-    prediction = predict_row(_row(engine="vLLM 0.10", workload=serving,
-                                  category="serving_batched"))  # fmt: skip
+SERVING = {"phase": "serving", "prompt_tokens": 1000, "gen_tokens": 1000, "num_prompts": 3000}
+
+
+def test_a_vllm_offline_run_serves_as_many_requests_as_its_defaults_allow() -> None:
+    """3,000 prompts queued on an RTX 4090 (24 GiB, < 70 GiB: max_num_seqs 256): the KV
+    cache, 0.9 × 24 GiB less the weights, holds far fewer requests of 1,000 + 500 tokens."""
+    setup = row_setup(_row(engine="vLLM 0.10", workload=SERVING, category="serving_batched"))
+    assert isinstance(setup, InferSetup)
+    w = setup.request.workload
+    weights = sum(s.stored_bytes for s in place(model_parts(w.model), w.quant, "gpu").shares)
+    per_request = kv_bytes_per_token(w.model) * 1500
+    assert w.batch == int((0.9 * 24 * 2**30 - weights) // per_request)
+    assert 1 < w.batch < 256
+
+
+@pytest.mark.parametrize(
+    ("engine", "workload", "reason"),
+    [("TensorRT-LLM trtllm-bench", SERVING, "trtllm-bench"),
+     ("llama.cpp llama-server", SERVING, "vLLM on GPUs only"),
+     ("vLLM 0.10", {**SERVING, "request_rate": 4.0}, "request rate")],
+)  # fmt: skip
+def test_an_offline_run_without_published_batching_is_not_modeled(
+    engine: str, workload: dict[str, Any], reason: str
+) -> None:
+    prediction = predict_row(_row(engine=engine, workload=workload, category="serving_batched"))
     assert not prediction.modeled
-    assert "concurrency" in prediction.reason
-    one = predict_row(_row(engine="vLLM 0.10", workload={**serving, "num_prompts": 1},
+    assert reason in prediction.reason
+    one = predict_row(_row(engine=engine, workload={**workload, "num_prompts": 1},
                            category="serving_batched"))  # fmt: skip
     assert one.modeled
 
