@@ -33,11 +33,12 @@ from simulator.engine.calibration.efficiency import (
 )
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
-from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
+from simulator.engine.serve.file_size import scaled_to_file
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.offline_run import VLLM_BATCHING, offline_concurrency
 from simulator.engine.serve.placement import model_parts, place
@@ -330,7 +331,7 @@ def _offline_concurrency(
             "allowed, defaults the engine knows for vLLM on GPUs only"
         )
     gpu, count = _gpus(row)
-    placement = place(model_parts(model), weight_scheme(_quant(row, model.is_moe)), "gpu")
+    placement = place(model_parts(model), _weights(row, model), "gpu")
     queued = row.workload.get("num_prompts")
     assert isinstance(queued, int)
     concurrency = offline_concurrency(
@@ -454,17 +455,62 @@ MLX_BITS = re.compile(r"\b([2-8])[- ]?bit\b", re.IGNORECASE)
 
 def _quant(row: MeasurementRow, moe: bool) -> object:
     """The weight types the row's quantization names. MLX spells its affine formats by their
-    bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16."""
+    bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16. An unpublished
+    mix is its base type (`_mix_base`), scaled to the file size in `_weights`."""
     if runtime_of(row) == MLX and (bits := MLX_BITS.search(f"{row.quant} {row.model}")):
         return f"MLX{bits.group(1)}"
     if re.search(r"\b16[- ]?bit\b", row.quant, re.IGNORECASE):
         return "BF16"
     if row.quant.split()[0].strip().upper() == "FP16":  # IEEE half, ggml's F16
         return "F16"
-    name = row.quant.split()[0].strip()
+    name = _mix_base(row.quant) or row.quant.split()[0].strip()
     if moe and name.upper() in EXPERT_ONLY_TYPES:
         return {"default": "Q8_0", "experts": name}
     return name
+
+
+# Mixes whose per-tensor types are not published, by the base type their name gives:
+# Unsloth's dynamic quants ("UD-Q4_K_XL": Q4_K), ubergarm's "mix-IQ3_K", llama.cpp's _M/_L
+# K-quant mixes without a published whole-file bpw, repacked rows ("Q2_K_R4"), and a custom
+# mix llama-bench reports by the type of its first tensor.
+MIX_NAMES = (
+    re.compile(r"llama-bench(?: as|:)\s*(\w+)", re.IGNORECASE),
+    re.compile(r"^UD-(\w+?)(?:_X+L)?$", re.IGNORECASE),
+    re.compile(r"^mix-(\w+)$", re.IGNORECASE),
+    re.compile(r"^(Q\d_K)_(?:M|R4|R8)$", re.IGNORECASE),
+)
+
+
+def _mix_base(quant: str) -> str | None:
+    """The base type of an unpublished mix's name; None for a published type."""
+    first = quant.split()[0].strip() if quant.split() else ""
+    if first.upper() in PUBLISHED_TYPES:
+        return None
+    for pattern in MIX_NAMES:
+        found = pattern.search(quant if pattern is MIX_NAMES[0] else first)
+        if found:
+            return found.group(1)
+    return None
+
+
+PUBLISHED_TYPES = frozenset(name.upper() for name in WEIGHT_TYPES)
+FILE_SIZE = re.compile(r"([\d.]+)\s*(GiB|GB)\b")
+
+
+def _weights(row: MeasurementRow, model: ModelShape) -> WeightScheme:
+    """The row's weight scheme; an unpublished mix scaled to the file size it states
+    (serve/file_size.py), not modeled without one."""
+    scheme = weight_scheme(_quant(row, model.is_moe))
+    if _mix_base(row.quant) is None:
+        return scheme
+    size = FILE_SIZE.search(row.quant)
+    if size is None:
+        raise NotModeled(
+            f"{row.quant.split()[0]!r} is a mix whose per-tensor types are not published: its "
+            "bytes are the file's size, which the row does not state"
+        )
+    file_bytes = float(size.group(1)) * (GIB if size.group(2) == "GiB" else 1e9)
+    return scaled_to_file(scheme, model_parts(model), file_bytes)
 
 
 def _int_after(pattern: str, text: str) -> int | None:
@@ -659,7 +705,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         placement = "gpu"
     workload = InferWorkload(
         model=model,
-        quant=weight_scheme(_quant(row, model.is_moe)),
+        quant=_weights(row, model),
         placement=placement,
         context=tokens + gen // 2 if serving else tokens if phase == "decode" else tokens + depth,
         prompt_tokens=tokens,
