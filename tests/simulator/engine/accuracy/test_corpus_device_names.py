@@ -1,0 +1,90 @@
+"""The corpus's spellings of its GPUs, CPUs and machines name device-table records, and every
+record those spellings reach cites its datasheet."""
+
+from typing import Any
+
+import pytest
+
+from simulator.engine.calibration.corpus import row_from_json
+from simulator.engine.calibration.setups import InferSetup, row_setup
+from simulator.engine.devices import Cpu, Gpu, System, require_device
+
+# Corpus spelling -> the record it names (simulator/engine/data/measurements/*.json).
+GPU_SPELLINGS = {
+    "AMD Radeon AI PRO R9700 32GB (gfx1201, RDNA4)": "radeon-ai-pro-r9700",
+    "AMD Radeon Instinct MI50 32GB (gfx906, 300W)": "radeon-instinct-mi50-32gb",
+    "NVIDIA H100": "h100-sxm",
+    "NVIDIA H100 (DGX-H100)": "h100-sxm",
+    "NVIDIA H100 80GB SXM (DGX-H100)": "h100-sxm",
+    "AMD Instinct MI300X 192GB": "instinct-mi300x",
+    "AMD Instinct MI300X OAM 192GB 750W": "instinct-mi300x",
+    "AMD Radeon RX 9070 XT 16GB (gfx1201, RDNA4)": "radeon-rx-9070-xt",
+    "AMD Radeon RX 7900 XT 20GB": "radeon-rx-7900-xt",
+    "AMD Radeon RX 7900 XTX 24GB": "radeon-rx-7900-xtx",
+    "NVIDIA GeForce RTX 3080": "rtx-3080",
+}
+CPU_SPELLINGS = {
+    "AMD Ryzen 9 7950X": "ryzen-9-7950x",
+    "AMD Ryzen 9 7950X (Zen4)": "ryzen-9-7950x",
+    "Intel Xeon w9-3475X (capped to 2.2 GHz fixed)": "xeon-w9-3475x",
+    "AMD Ryzen Threadripper PRO 5975WX (32 Zen3 cores, AVX2)": "threadripper-pro-5975wx",
+    "AMD Ryzen Threadripper 3970X 32-Core": "threadripper-3970x",
+}
+SYSTEM_SPELLINGS = {
+    "Apple M3 Ultra 80-core GPU 256GB": "apple-m3-ultra-80-core-gpu",
+    "Apple M3 Ultra 60-core GPU 256GB (28 CPU cores)": "apple-m3-ultra-60-core-gpu",
+    "Apple M3 Ultra 512GB": "mac-studio-m3-ultra-512gb",
+    "Apple M1 Ultra Mac Studio 64-core GPU 128GB": "apple-m1-ultra-64-core-gpu",
+    "Apple MacBook Air M2 10-core GPU 24GB": "apple-m2-10-core-gpu",
+}
+
+
+def _setup(hardware: dict[str, Any], engine: str = "llama.cpp CUDA") -> InferSetup:
+    body = {
+        "id": "T1", "category": "inference_gpu_dense", "engine": engine,
+        "hardware": hardware, "model": "Llama 3.1 8B", "quant": "Q4_0",
+        "workload": {"phase": "decode", "test": "tg128"}, "metric": "decode throughput",
+        "value": 100.0, "unit": "tok/s", "source": {"url": "https://example.org/x"},
+    }  # fmt: skip
+    setup = row_setup(row_from_json(body, "rows[0]"))
+    assert isinstance(setup, InferSetup)
+    return setup
+
+
+@pytest.mark.parametrize(("spelling", "slug"), GPU_SPELLINGS.items())
+def test_a_corpus_gpu_spelling_names_its_record(spelling: str, slug: str) -> None:
+    gpu = _setup({"gpu": spelling, "gpu_count": 1}).request.hardware.gpu
+    assert gpu is not None
+    assert gpu.name == require_device(Gpu, slug, field="x").name
+
+
+@pytest.mark.parametrize(("spelling", "slug"), CPU_SPELLINGS.items())
+def test_a_corpus_cpu_spelling_names_its_record(spelling: str, slug: str) -> None:
+    cpu = _setup({"cpu": spelling, "sockets": 1}, engine="llama.cpp CPU").request.hardware.cpu
+    assert cpu is not None
+    assert cpu.name == f"1x {require_device(Cpu, slug, field='x').name}"
+
+
+@pytest.mark.parametrize(("spelling", "slug"), SYSTEM_SPELLINGS.items())
+def test_a_corpus_machine_spelling_names_its_record(spelling: str, slug: str) -> None:
+    unified = _setup({"system": spelling}, engine="llama.cpp Metal").request.hardware.unified
+    assert unified is not None
+    assert unified.name == require_device(System, slug, field="x").name
+
+
+def test_a_pcie_h100_is_not_taken_for_the_sxm_module() -> None:
+    gpu = _setup({"gpu": "NVIDIA H100 PCIe", "gpu_count": 1}).request.hardware.gpu
+    assert gpu is not None
+    assert gpu.name == require_device(Gpu, "h100-80g-pcie", field="x").name
+
+
+@pytest.mark.parametrize(
+    ("kind", "slug"),
+    [(Gpu, slug) for slug in GPU_SPELLINGS.values()]
+    + [(Cpu, slug) for slug in CPU_SPELLINGS.values()]
+    + [(System, slug) for slug in SYSTEM_SPELLINGS.values()],
+)
+def test_each_record_a_corpus_spelling_reaches_cites_a_dated_source(kind: type, slug: str) -> None:
+    device = require_device(kind, slug, field="x")
+    cited = f"{device.source} {device.notes}"
+    assert "http" in cited or "@" in cited  # a URL, or a repository at a commit
