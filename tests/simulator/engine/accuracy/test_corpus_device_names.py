@@ -22,6 +22,12 @@ GPU_SPELLINGS = {
     "AMD Radeon RX 7900 XT 20GB": "radeon-rx-7900-xt",
     "AMD Radeon RX 7900 XTX 24GB": "radeon-rx-7900-xtx",
     "NVIDIA GeForce RTX 3080": "rtx-3080",
+    "NVIDIA GeForce RTX 4060 8GB": "rtx-4060",
+    "NVIDIA GeForce RTX 4060 Ti 8GB": "rtx-4060-ti-8gb",
+    "NVIDIA GeForce RTX 4060 Ti 16GB": "rtx-4060-ti-16gb",
+    "NVIDIA GeForce RTX 4070 Ti SUPER": "rtx-4070-ti-super",
+    "NVIDIA GeForce RTX 4080 SUPER 16GB": "rtx-4080-super",
+    "Intel Arc B580 12GB": "arc-b580",
 }
 CPU_SPELLINGS = {
     "AMD Ryzen 9 7950X": "ryzen-9-7950x",
@@ -70,6 +76,12 @@ def test_a_corpus_machine_spelling_names_its_record(spelling: str, slug: str) ->
     unified = _setup({"system": spelling}, engine="llama.cpp Metal").request.hardware.unified
     assert unified is not None
     assert unified.name == require_device(System, slug, field="x").name
+
+
+def test_a_plain_rtx_4080_is_not_taken_for_the_super() -> None:
+    gpu = _setup({"gpu": "NVIDIA GeForce RTX 4080 16GB", "gpu_count": 1}).request.hardware.gpu
+    assert gpu is not None
+    assert gpu.name == require_device(Gpu, "rtx-4080", field="x").name
 
 
 def test_a_pcie_h100_is_not_taken_for_the_sxm_module() -> None:
