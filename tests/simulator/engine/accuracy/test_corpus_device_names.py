@@ -35,6 +35,7 @@ CPU_SPELLINGS = {
     "Intel Xeon w9-3475X (capped to 2.2 GHz fixed)": "xeon-w9-3475x",
     "AMD Ryzen Threadripper PRO 5975WX (32 Zen3 cores, AVX2)": "threadripper-pro-5975wx",
     "AMD Ryzen Threadripper 3970X 32-Core": "threadripper-3970x",
+    "Intel Xeon 6980P": "xeon-6980p",
 }
 SYSTEM_SPELLINGS = {
     "Apple M3 Ultra 80-core GPU 256GB": "apple-m3-ultra-80-core-gpu",
@@ -82,6 +83,14 @@ def test_a_plain_rtx_4080_is_not_taken_for_the_super() -> None:
     gpu = _setup({"gpu": "NVIDIA GeForce RTX 4080 16GB", "gpu_count": 1}).request.hardware.gpu
     assert gpu is not None
     assert gpu.name == require_device(Gpu, "rtx-4080", field="x").name
+
+
+def test_two_sockets_of_a_cpu_name_its_one_socket_record_and_add_its_cores() -> None:
+    hardware = {"cpu": "2x AMD EPYC 9115", "sockets": 2}
+    cpu = _setup(hardware, engine="llama.cpp CPU").request.hardware.cpu
+    assert cpu is not None
+    epyc = require_device(Cpu, "epyc-9115", field="x")
+    assert (cpu.name, cpu.cores) == (f"2x {epyc.name}", 2 * epyc.cores)
 
 
 def test_a_pcie_h100_is_not_taken_for_the_sxm_module() -> None:
