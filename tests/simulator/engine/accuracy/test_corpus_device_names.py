@@ -16,6 +16,8 @@ GPU_SPELLINGS = {
     "NVIDIA H100": "h100-sxm",
     "NVIDIA H100 (DGX-H100)": "h100-sxm",
     "NVIDIA H100 80GB SXM (DGX-H100)": "h100-sxm",
+    "NVIDIA H200": "h200-sxm",
+    "NVIDIA H200 SXM 141GB (DGX H200)": "h200-sxm",
     "AMD Instinct MI300X 192GB": "instinct-mi300x",
     "AMD Instinct MI300X OAM 192GB 750W": "instinct-mi300x",
     "AMD Radeon RX 9070 XT 16GB (gfx1201, RDNA4)": "radeon-rx-9070-xt",
@@ -77,6 +79,12 @@ def test_a_corpus_machine_spelling_names_its_record(spelling: str, slug: str) ->
     unified = _setup({"system": spelling}, engine="llama.cpp Metal").request.hardware.unified
     assert unified is not None
     assert unified.name == require_device(System, slug, field="x").name
+
+
+def test_an_h200_nvl_is_not_taken_for_the_sxm_module() -> None:
+    gpu = _setup({"gpu": "NVIDIA H200 NVL", "gpu_count": 1}).request.hardware.gpu
+    assert gpu is not None
+    assert gpu.name == require_device(Gpu, "h200-nvl", field="x").name
 
 
 def test_a_plain_rtx_4080_is_not_taken_for_the_super() -> None:
