@@ -38,6 +38,8 @@ CPU_SPELLINGS = {
     "AMD Ryzen Threadripper PRO 5975WX (32 Zen3 cores, AVX2)": "threadripper-pro-5975wx",
     "AMD Ryzen Threadripper 3970X 32-Core": "threadripper-3970x",
     "Intel Xeon 6980P": "xeon-6980p",
+    "Intel Xeon Gold 6150 (host), 64GB DDR4": "xeon-gold-6150",
+    "Intel Xeon Platinum 8480+": "xeon-platinum-8480-plus",
 }
 SYSTEM_SPELLINGS = {
     "Apple M3 Ultra 80-core GPU 256GB": "apple-m3-ultra-80-core-gpu",
@@ -118,7 +120,8 @@ ADDED = {
     ),
     Cpu: (
         "ryzen-9-7950x", "threadripper-pro-5975wx", "threadripper-3970x", "xeon-w9-3475x",
-        "epyc-9115", "xeon-6980p",
+        "epyc-9115", "xeon-6980p", "xeon-gold-6138", "xeon-gold-6150", "xeon-gold-6226r",
+        "xeon-platinum-8468", "xeon-platinum-8470", "xeon-platinum-8480-plus",
     ),
     System: (
         "apple-m3-ultra-80-core-gpu", "apple-m3-ultra-60-core-gpu", "apple-m1-ultra-64-core-gpu",
