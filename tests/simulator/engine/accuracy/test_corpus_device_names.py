@@ -40,6 +40,7 @@ CPU_SPELLINGS = {
     "Intel Xeon 6980P": "xeon-6980p",
     "Intel Xeon Gold 6150 (host), 64GB DDR4": "xeon-gold-6150",
     "Intel Xeon Platinum 8480+": "xeon-platinum-8480-plus",
+    "AMD EPYC 7443 (24C)": "epyc-7443",
 }
 SYSTEM_SPELLINGS = {
     "Apple M3 Ultra 80-core GPU 256GB": "apple-m3-ultra-80-core-gpu",
@@ -121,7 +122,7 @@ ADDED = {
     Cpu: (
         "ryzen-9-7950x", "threadripper-pro-5975wx", "threadripper-3970x", "xeon-w9-3475x",
         "epyc-9115", "xeon-6980p", "xeon-gold-6138", "xeon-gold-6150", "xeon-gold-6226r",
-        "xeon-platinum-8468", "xeon-platinum-8470", "xeon-platinum-8480-plus",
+        "xeon-platinum-8468", "xeon-platinum-8470", "xeon-platinum-8480-plus", "epyc-7443",
     ),
     System: (
         "apple-m3-ultra-80-core-gpu", "apple-m3-ultra-60-core-gpu", "apple-m1-ultra-64-core-gpu",
