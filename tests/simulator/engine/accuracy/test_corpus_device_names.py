@@ -41,6 +41,7 @@ CPU_SPELLINGS = {
     "Intel Xeon Gold 6150 (host), 64GB DDR4": "xeon-gold-6150",
     "Intel Xeon Platinum 8480+": "xeon-platinum-8480-plus",
     "AMD EPYC 7443 (24C)": "epyc-7443",
+    "AMD EPYC 9355 (NPS1)": "epyc-9355",
 }
 SYSTEM_SPELLINGS = {
     "Apple M3 Ultra 80-core GPU 256GB": "apple-m3-ultra-80-core-gpu",
@@ -123,6 +124,7 @@ ADDED = {
         "ryzen-9-7950x", "threadripper-pro-5975wx", "threadripper-3970x", "xeon-w9-3475x",
         "epyc-9115", "xeon-6980p", "xeon-gold-6138", "xeon-gold-6150", "xeon-gold-6226r",
         "xeon-platinum-8468", "xeon-platinum-8470", "xeon-platinum-8480-plus", "epyc-7443",
+        "epyc-9355",
     ),
     System: (
         "apple-m3-ultra-80-core-gpu", "apple-m3-ultra-60-core-gpu", "apple-m1-ultra-64-core-gpu",
