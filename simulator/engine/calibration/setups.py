@@ -35,6 +35,7 @@ from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
+from simulator.engine.model.layers import model_params
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
@@ -67,6 +68,8 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 13b": "llama-2-13b",  # LLaMA-1 13B: Llama 2 13B's widths and layers, 2k context
     "llama 3.2 1b": "llama-3.2-1b",
     "mistral 7b": "mistral-7b",
+    "mixtral 8x7b": "mixtral-8x7b",  # Instruct v0.1 keeps the base model's config.json shape
+    "llama3 70b": "llama-3.1-70b",
     "mixtral 8x22b": "mixtral-8x22b",
     "phi 3 mini": "phi-3-mini-4k",
     "qwen2.5 7b": "qwen2.5-7b",
@@ -94,6 +97,13 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek-v2-lite": "deepseek-v2-lite",
     "kimi-k2": "kimi-k2",
 }
+# Names that fit several shipped models, told apart by the parameter count the row states
+# (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
+SIZED_ALIASES: dict[str, tuple[str, ...]] = {
+    "llama 70b": ("llama-2-70b", "llama-3.1-70b"),
+}
+# Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
+PARAMS_MATCH_RTOL = 0.01
 # Runtime families by a marker in the row's engine string; first match wins.
 RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("ik_llama.cpp", IK_LLAMA_CPP),
@@ -149,6 +159,49 @@ EXPERT_ONLY_TYPES = ("MXFP4",)
 # torchtune's recipes for the rows' models (recipes/configs/llama3_1/*): LoRA rank.
 TORCHTUNE_LORA_RANK = {"LoRA": 8, "QLoRA": 16}
 DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth's usual r
+
+
+# Model families whose config.json describes layers the engine has no cost rule for, by a
+# pattern over the row's model name (spelled as `_spaced` spells it); the reason names the
+# config.json keys that say why. Each is refused rather than read as a plain transformer.
+UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
+    (
+        # Qwen3.6-35B-A3B is Qwen3_5MoeForConditionalGeneration, model_type qwen3_5_moe
+        # (a model directory listing, find_string "Qwen3_5MoeForConditionalGeneration", id
+        # 55412596215); its layer_types: 3 linear_attention + 1 full_attention, interval 4
+        # (id 60328099440); llama.cpp names the architecture qwen35moe. Read 2026-11-26.
+        r"\bqwen ?3\.[5-9]\b|\bqwen35",
+        "Qwen3.5/3.6 (model_type qwen3_5, qwen3_5_moe): config.json's `layer_types` makes "
+        'three of every four layers "linear_attention" (Gated DeltaNet: '
+        "`full_attention_interval`, `linear_num_key_heads`, `linear_num_value_heads`, "
+        "`linear_key_head_dim`), a recurrent state with no KV cache that the engine's "
+        "attention rules do not describe",
+    ),
+    (
+        # Qwen3-Coder-Next: "48 (Hybrid: 12 × (3 × (Gated DeltaNet → MoE) + 1 × (Gated
+        # Attention → MoE)))", docker/model-runner ai/qwen3-coder-next-vllm.md; model_type
+        # qwen3_next (transformers' Qwen3NextConfig). Read 2026-11-26.
+        r"\bqwen3 (?:coder )?next\b",
+        "Qwen3-Next / Qwen3-Coder-Next (model_type qwen3_next): config.json's `layer_types` "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet: '
+        "`full_attention_interval`, `linear_num_key_heads`, `linear_num_value_heads`), a "
+        "recurrent state with no KV cache that the engine's attention rules do not describe",
+    ),
+    (
+        # DeepSeek-V4-Flash config.json (model_type deepseek_v4): compress_ratios per layer,
+        # index_topk, o_lora_rank, hc_mult (a notes file quoting it, find_string
+        # '"model_type": "deepseek_v4"', id 67089802400). Read 2026-11-26.
+        r"\bdeepseek ?v4\b|\bdeepseek4\b",
+        "DeepSeek V4 (model_type deepseek_v4): config.json's per-layer `compress_ratios` "
+        "(compressed sparse attention with an `index_topk` indexer), `o_lora_rank` output "
+        "projection and `hc_mult` hyper-connections have no cost rule in the engine",
+    ),
+)
+
+
+def _unmodeled_architecture(model: str) -> str | None:
+    name = _spaced(model)
+    return next((why for pattern, why in UNMODELED_ARCHITECTURES if re.search(pattern, name)), None)
 
 
 class NotModeled(Exception):  # noqa: N818 (a verdict, not an error)
@@ -219,9 +272,8 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "GLM-5.3-Flash has no published config.json to take its shape from",
         ),
         (
-            "qwen3.5" in row.model.lower(),
-            "Qwen3.5-35B-A3B's hybrid linear-attention layers have no config.json shape the "
-            "engine reads, and the row does not state the CPU",
+            (architecture := _unmodeled_architecture(row.model)) is not None,
+            architecture or "",
         ),
         (
             bool(re.search(r"\brpc\b", row.engine.lower())),
@@ -331,18 +383,42 @@ def _match(kind: type[Device], text: str) -> Device:
 
 
 def _spaced(name: str) -> str:
-    """Lower case, '-', '_' and ':' (Ollama's tags) as spaces, runs of spaces as one:
-    "Meta-Llama-3.1-8B", "llama-3.1:8b" and "llama 3.1 8b" read alike."""
-    return " ".join(re.sub(r"[-_:]", " ", name.lower()).split())
+    """Lower case, '-', '_', ':' (Ollama's tags), '/' (Hugging Face's owner/name) and
+    brackets as spaces, runs of spaces as one: "Meta-Llama-3.1-8B", "llama-3.1:8b",
+    "meta-llama/Llama-3.1-8B" and "llama 3.1 8b" read alike."""
+    return " ".join(re.sub(r"[-_:/(),]", " ", name.lower()).split())
 
 
 def model_slug(row: MeasurementRow) -> str:
-    """The shipped model the row's model name names (the longest alias found in it)."""
+    """The shipped model the row's model name names (the longest alias found in it); a name
+    that fits several (llama-bench's "llama 70B") takes the one whose parameter count the
+    row states."""
     name = f" {_spaced(row.model)} "
     hits = [alias for alias in MODEL_ALIASES if f" {_spaced(alias)} " in name]
-    if not hits:
-        raise NotModeled(f"no shipped model config for {row.model!r}")
-    return MODEL_ALIASES[max(hits, key=len)]
+    if hits:
+        return MODEL_ALIASES[max(hits, key=len)]
+    sized = [alias for alias in SIZED_ALIASES if f" {_spaced(alias)} " in name]
+    if sized:
+        return _slug_by_params(row, SIZED_ALIASES[max(sized, key=len)])
+    raise NotModeled(f"no shipped model config for {row.model!r}")
+
+
+def _slug_by_params(row: MeasurementRow, slugs: tuple[str, ...]) -> str:
+    """The one of `slugs` whose parameter count is within PARAMS_MATCH_RTOL of the row's."""
+    stated = row.params_total_b
+    if stated is None:
+        raise NotModeled(
+            f"{row.model!r} fits {', '.join(slugs)}, and the row states no parameter count "
+            "to tell them apart"
+        )
+    fits = [
+        s for s in slugs if abs(model_params(load_model(s)) / 1e9 / stated - 1) <= PARAMS_MATCH_RTOL
+    ]
+    if len(fits) != 1:
+        raise NotModeled(
+            f"{row.model!r} with {stated} B parameters fits {len(fits)} of {', '.join(slugs)}"
+        )
+    return fits[0]
 
 
 # Spellings sources use for tokens per second ("t/s", "tok/sec", "tokens per second", "TPS",
