@@ -96,6 +96,8 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek-v3": "deepseek-v3",
     "deepseek-v2-lite": "deepseek-v2-lite",
     "kimi-k2": "kimi-k2",
+    "tinyllama 1.1b": "tinyllama-1.1b",
+    "gemma 3 27b": "gemma-3-27b",  # the QAT checkpoints keep the model's shape
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).

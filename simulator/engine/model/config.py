@@ -195,10 +195,23 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
     return num_layers
 
 
+def _text_model(config: Mapping[str, object], path: str) -> tuple[Mapping[str, object], str]:
+    """The language model of a multimodal config.json (Gemma 3, Mistral 3: `text_config`,
+    with the top-level keys around it); the config itself otherwise. The vision tower is
+    left out: it runs on images only, and the corpus measures text."""
+    text = config.get("text_config")
+    if text is None:
+        return config, path
+    if not isinstance(text, Mapping):
+        raise EngineInputError(field=f"{path}.text_config", message="must be an object")
+    return {**config, **text}, f"{path}.text_config"
+
+
 def parse_model_config(
     config: Mapping[str, object], *, slug: str, path: str = "model.config"
 ) -> ModelShape:
     """Read the fields the cost rules need; raise `EngineInputError` naming any missing one."""
+    config, path = _text_model(config, path)
     hidden = _int(config, "hidden_size", path=path)
     num_layers = _int(config, "num_hidden_layers", path=path)
     experts = _routed_experts(config, path=path)

@@ -65,3 +65,16 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
     prediction = predict_row(_row(model=name))
     assert not prediction.modeled
     assert config_key in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("TinyLlama 1.1B", "tinyllama-1.1b"),
+        ("TinyLlama 1.1B (llama 1B)", "tinyllama-1.1b"),
+        ("gemma-3-27b-it-qat", "gemma-3-27b"),
+        ("Gemma 3 27B it", "gemma-3-27b"),
+    ],
+)
+def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
+    assert model_slug(_row(model=name)) == slug
