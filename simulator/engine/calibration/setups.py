@@ -81,7 +81,11 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen 2.5 32b": "qwen2.5-32b",
     "qwen 2.5 72b": "qwen2.5-72b",
     "deepseek r1 distill qwen 32b": "qwen2.5-32b",  # a Qwen2.5-32B fine-tune, same shape
+    "qwen3 0.6b": "qwen3-0.6b",
     "qwen3 8b": "qwen3-8b",
+    "qwen 3 8b": "qwen3-8b",
+    "qwen 3 14b": "qwen3-14b",
+    "qwen 3 32b": "qwen3-32b",
     "qwen3 14b": "qwen3-14b",
     "qwen3 32b": "qwen3-32b",
     "qwen3 30b a3b": "qwen3-30b-a3b",
@@ -166,37 +170,66 @@ DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth'
 # Model families whose config.json describes layers the engine has no cost rule for, by a
 # pattern over the row's model name (spelled as `_spaced` spells it); the reason names the
 # config.json keys that say why. Each is refused rather than read as a plain transformer.
+# The keys were read 2026-11-26 from the Hugging Face configs vendored in
+# https://github.com/ai-dynamo/aiconfigurator/tree/095f58a51c4ca8e61b66ec108d86f223f8d559ce/aic-core/src/aiconfigurator_core/model_configs
+# (files named <owner>--<repo>_config.json), each noted below.
 UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
     (
-        # Qwen3.6-35B-A3B is Qwen3_5MoeForConditionalGeneration, model_type qwen3_5_moe
-        # (a model directory listing, find_string "Qwen3_5MoeForConditionalGeneration", id
-        # 55412596215); its layer_types: 3 linear_attention + 1 full_attention, interval 4
-        # (id 60328099440); llama.cpp names the architecture qwen35moe. Read 2026-11-26.
+        # nvidia--Qwen3.6-35B-A3B-NVFP4, nvidia--Qwen3.6-27B-NVFP4 (Qwen's configs with a
+        # quantization block); llama.cpp names the architecture qwen35moe
         r"\bqwen ?3\.[5-9]\b|\bqwen35",
-        "Qwen3.5/3.6 (model_type qwen3_5, qwen3_5_moe): config.json's `layer_types` makes "
-        'three of every four layers "linear_attention" (Gated DeltaNet: '
-        "`full_attention_interval`, `linear_num_key_heads`, `linear_num_value_heads`, "
+        "Qwen3.5/3.6 (model_type qwen3_5_moe_text, qwen3_5_text): config.json's `layer_types` "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
+        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`, "
         "`linear_key_head_dim`), a recurrent state with no KV cache that the engine's "
         "attention rules do not describe",
     ),
     (
         # Qwen3-Coder-Next: "48 (Hybrid: 12 × (3 × (Gated DeltaNet → MoE) + 1 × (Gated
         # Attention → MoE)))", docker/model-runner ai/qwen3-coder-next-vllm.md; model_type
-        # qwen3_next (transformers' Qwen3NextConfig). Read 2026-11-26.
+        # qwen3_next with the same linear_* keys (transformers' Qwen3NextConfig)
         r"\bqwen3 (?:coder )?next\b",
         "Qwen3-Next / Qwen3-Coder-Next (model_type qwen3_next): config.json's `layer_types` "
-        'makes three of every four layers "linear_attention" (Gated DeltaNet: '
-        "`full_attention_interval`, `linear_num_key_heads`, `linear_num_value_heads`), a "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
+        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`), a "
         "recurrent state with no KV cache that the engine's attention rules do not describe",
     ),
     (
-        # DeepSeek-V4-Flash config.json (model_type deepseek_v4): compress_ratios per layer,
-        # index_topk, o_lora_rank, hc_mult (a notes file quoting it, find_string
-        # '"model_type": "deepseek_v4"', id 67089802400). Read 2026-11-26.
+        # deepseek-ai--DeepSeek-V4-Flash; llama.cpp names the architecture deepseek4
         r"\bdeepseek ?v4\b|\bdeepseek4\b",
         "DeepSeek V4 (model_type deepseek_v4): config.json's per-layer `compress_ratios` "
         "(compressed sparse attention with an `index_topk` indexer), `o_lora_rank` output "
         "projection and `hc_mult` hyper-connections have no cost rule in the engine",
+    ),
+    (
+        # deepseek-ai--DeepSeek-V3.2, zai-org--GLM-5.1
+        r"\bdeepseek v3\.2\b|\bglm 5(?:\.\d)?\b",
+        "DeepSeek sparse attention (model_type deepseek_v32, glm_moe_dsa): an indexer "
+        "(`index_topk` 2048, `index_n_heads`, `index_head_dim`) picks the cached tokens each "
+        "query attends to, where the engine's attention rules read every cached token",
+    ),
+    (
+        # google--gemma-4-26B-A4B, nvidia--Gemma-4-31B-IT-NVFP4
+        r"\bgemma ?4\b",
+        "Gemma 4 (model_type gemma4_text): config.json gives its full-attention layers their "
+        "own `global_head_dim` (512) and `num_global_key_value_heads` next to the sliding "
+        "layers' `head_dim` (256) and `num_key_value_heads`, with `attention_k_eq_v`; the "
+        "engine holds one attention shape for every layer",
+    ),
+    (
+        # meta-llama--Llama-4-Scout-17B-16E-Instruct
+        r"\bllama 4\b",
+        "Llama 4 (model_type llama4_text): config.json's `attention_chunk_size` (8192) "
+        "confines attention to fixed chunks of the context, and `interleave_moe_layer_step` "
+        "with `intermediate_size_mlp` mixes dense and MoE layer widths; the engine has no "
+        "chunked-attention rule",
+    ),
+    (
+        # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+        r"\bnemotron 3 nano\b",
+        "Nemotron-H (model_type nemotron_h): config.json's `hybrid_override_pattern` makes "
+        'most layers Mamba-2 ("M": `mamba_num_heads`, `ssm_state_size`) between MoE ("E") '
+        'and a few attention ("*") layers, a recurrent state the engine does not describe',
     ),
 )
 

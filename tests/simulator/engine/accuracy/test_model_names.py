@@ -57,6 +57,12 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
         ("Qwen3-Next-80B-A3B-Instruct", "linear_num_value_heads"),
         ("DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)", "compress_ratios"),
         ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
+        ("DeepSeek-V3.2", "deepseek_v32"),
+        ("GLM-5.1", "glm_moe_dsa"),
+        ("Gemma 4 31B it", "global_head_dim"),
+        ("Gemma4-26B-A4B (MoE)", "num_global_key_value_heads"),
+        ("Llama 4 Scout 17B-16E Instruct", "attention_chunk_size"),
+        ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
     ],
 )
 def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
@@ -74,6 +80,9 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("TinyLlama 1.1B (llama 1B)", "tinyllama-1.1b"),
         ("gemma-3-27b-it-qat", "gemma-3-27b"),
         ("Gemma 3 27B it", "gemma-3-27b"),
+        ("Qwen3 0.6B", "qwen3-0.6b"),
+        ("Qwen3-0.6B (mlx-community/Qwen3-0.6B-8bit)", "qwen3-0.6b"),
+        ("Qwen 3 32B", "qwen3-32b"),
     ],
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
