@@ -159,3 +159,38 @@ def test_gemma_3_keeps_one_full_attention_layer_in_six() -> None:
     full_layers = gemma.num_layers // 6
     assert (gemma.sliding_layers, gemma.sliding_window) == (gemma.num_layers - full_layers, 1024)
     assert gemma.tie_word_embeddings
+
+
+PLAIN = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+         "intermediate_size": 1024, "vocab_size": 1000}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("linear_num_value_heads", 32),
+        ("hybrid_override_pattern", "MEM*"),
+        ("index_topk", 2048),
+        ("compress_ratios", [0, 4, 128, 4]),
+        ("attention_chunk_size", 8192),
+        ("global_head_dim", 512),
+    ],
+)
+def test_a_config_with_layers_the_engine_cannot_model_is_refused_naming_the_key(
+    key: str, value: object
+) -> None:
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config(PLAIN | {key: value}, slug="hybrid")
+    assert error.value.field == f"model.config.{key}"
+
+
+def test_a_linear_attention_layer_type_is_refused() -> None:
+    layer_types = ["linear_attention", "linear_attention", "linear_attention", "full_attention"]
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config(PLAIN | {"layer_types": layer_types}, slug="qwen-next")
+    assert error.value.field == "model.config.layer_types"
+    assert "linear_attention" in error.value.message
+
+
+def test_a_null_chunk_size_is_not_a_chunked_model() -> None:
+    assert parse_model_config(PLAIN | {"attention_chunk_size": None}, slug="plain").num_layers == 4
