@@ -100,6 +100,11 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek-v3": "deepseek-v3",
     "deepseek-v2-lite": "deepseek-v2-lite",
     "kimi-k2": "kimi-k2",
+    # Kimi K2.6 and K2.7-Code keep K2's every width, layer and expert count (their configs in
+    # ai-dynamo/aiconfigurator@095f58a5 model_configs/nvidia--Kimi-K2.6-NVFP4_config.json and
+    # nvidia--Kimi-K2.7-Code-NVFP4_config.json, read 2026-11-26)
+    "kimi k2.6": "kimi-k2",
+    "kimi k2.7": "kimi-k2",
     "tinyllama 1.1b": "tinyllama-1.1b",
     "gemma 3 27b": "gemma-3-27b",  # the QAT checkpoints keep the model's shape
 }
