@@ -112,6 +112,8 @@ MODEL_ALIASES: dict[str, str] = {
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
 SIZED_ALIASES: dict[str, tuple[str, ...]] = {
     "llama 70b": ("llama-2-70b", "llama-3.1-70b"),
+    # an expert-pruned "MiniMax-M2.5-REAP-139B" keeps the name, not the shape: the count tells
+    "minimax m2.5": ("minimax-m2.5",),
 }
 # Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
 PARAMS_MATCH_RTOL = 0.01

@@ -88,3 +88,10 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
     assert model_slug(_row(model=name)) == slug
+
+
+def test_a_pruned_variant_named_after_a_shipped_model_is_not_read_as_it() -> None:
+    # MiniMax M2.5 has 228.69 B parameters; REAP pruned its experts to 139.15 B
+    assert model_slug(_row(model="MiniMax M2.5", params_total_b=228.69)) == "minimax-m2.5"
+    with pytest.raises(NotModeled, match=r"139\.15 B"):
+        model_slug(_row(model="MiniMax-M2.5-REAP-139B-A10B", params_total_b=139.15))
