@@ -68,6 +68,7 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 13b": "llama-2-13b",  # LLaMA-1 13B: Llama 2 13B's widths and layers, 2k context
     "llama 3.2 1b": "llama-3.2-1b",
     "mistral 7b": "mistral-7b",
+    "mistral small 3.1 24b": "mistral-small-3.1-24b",
     "mixtral 8x7b": "mixtral-8x7b",  # Instruct v0.1 keeps the base model's config.json shape
     "llama3 70b": "llama-3.1-70b",
     "mixtral 8x22b": "mixtral-8x22b",

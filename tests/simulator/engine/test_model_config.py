@@ -126,7 +126,9 @@ def test_an_inline_config_is_sized_by_its_shape_whatever_slug_it_is_given() -> N
 
 
 # Configs added for the public measurements' models, each with its card's parameter count.
-ADDED_FOR_THE_CORPUS = ["gemma-3-27b", "minimax-m2.5", "qwen3-0.6b", "tinyllama-1.1b"]
+ADDED_FOR_THE_CORPUS = [
+    "gemma-3-27b", "minimax-m2.5", "mistral-small-3.1-24b", "qwen3-0.6b", "tinyllama-1.1b",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("slug", ADDED_FOR_THE_CORPUS)

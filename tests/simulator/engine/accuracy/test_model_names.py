@@ -83,6 +83,7 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("Qwen3 0.6B", "qwen3-0.6b"),
         ("Qwen3-0.6B (mlx-community/Qwen3-0.6B-8bit)", "qwen3-0.6b"),
         ("Qwen 3 32B", "qwen3-32b"),
+        ("Mistral Small 3.1 24B Instruct 2503", "mistral-small-3.1-24b"),
         ("Kimi K2.6 / K2.7-Code (1T, 32B active)", "kimi-k2"),
     ],
 )
