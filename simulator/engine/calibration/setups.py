@@ -239,6 +239,14 @@ UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
         'most layers Mamba-2 ("M": `mamba_num_heads`, `ssm_state_size`) between MoE ("E") '
         'and a few attention ("*") layers, a recurrent state the engine does not describe',
     ),
+    (
+        # ibm-granite/granite-4.0-h-small config.json as quoted with its layer_types counts
+        # (find_string '"model_type": "granitemoehybrid"', id 57624389648), read 2026-11-26
+        r"\bgranite 4\.0 h\b",
+        "Granite 4.0-H (model_type granitemoehybrid): config.json's `layer_types` makes 36 of "
+        'its 40 layers "mamba" (`mamba_d_state` 128, `mamba_expand` 2), a recurrent state '
+        "the engine does not describe",
+    ),
 )
 
 

@@ -173,12 +173,15 @@ SLIDING_LAYER_TYPE = "sliding_attention"
 # `layer_types` entries the cost rules describe: attention over the whole context or a window.
 ATTENTION_LAYER_TYPES = frozenset({"full_attention", SLIDING_LAYER_TYPE})
 # Keys that, when set, make layers the engine has no cost rule for; refused rather than read
-# as a plain transformer (each read 2026-11-26 from the configs vendored at
-# github.com/ai-dynamo/aiconfigurator@095f58a5 aic-core/src/aiconfigurator_core/model_configs).
+# as a plain transformer (read 2026-11-26 from the configs vendored at
+# github.com/ai-dynamo/aiconfigurator@095f58a5 aic-core/src/aiconfigurator_core/model_configs;
+# Zamba2's layers_block_type from a fixture quoting Zyphra/Zamba2-2.7B, find_string
+# '"hidden_size": 6144,' id 65760752905). Granite 4.0-H's "mamba" layer_types are refused
+# with the other unknown layer types below.
 UNSUPPORTED_KEYS: dict[str, str] = {
     "linear_num_value_heads": "Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5/3.6)",
     "hybrid_override_pattern": "Mamba-2 layers between the attention layers (Nemotron-H)",
-    "layers_block_type": "Mamba layers between the attention layers (Granite 4.0-H, Zamba2)",
+    "layers_block_type": "Mamba layers between the attention layers (Zamba2)",
     "index_topk": "a sparse-attention indexer that picks the cached tokens (DeepSeek V3.2, V4, "
     "GLM-5)",
     "compress_ratios": "compressed attention layers (DeepSeek V4)",

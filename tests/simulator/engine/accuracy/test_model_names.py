@@ -63,6 +63,7 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
         ("Gemma4-26B-A4B (MoE)", "num_global_key_value_heads"),
         ("Llama 4 Scout 17B-16E Instruct", "attention_chunk_size"),
         ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
+        ("IBM Granite 4.0-H Small (hybrid Mamba MoE)", "mamba_d_state"),
     ],
 )
 def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
