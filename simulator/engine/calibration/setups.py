@@ -447,7 +447,14 @@ def model_slug(row: MeasurementRow) -> str:
     name = f" {_spaced(row.model)} "
     hits = [alias for alias in MODEL_ALIASES if f" {_spaced(alias)} " in name]
     if hits:
-        return MODEL_ALIASES[max(hits, key=len)]
+        alias = max(hits, key=len)
+        if " distill " in name and "distill" not in alias:
+            # "DeepSeek-R1-Distill-Qwen-7B" is a Qwen model taught by R1: the base's shape
+            raise NotModeled(
+                f"{row.model!r} is distilled into another base model, whose shape the name "
+                f"{alias!r} does not give"
+            )
+        return MODEL_ALIASES[alias]
     sized = [alias for alias in SIZED_ALIASES if f" {_spaced(alias)} " in name]
     if sized:
         return _slug_by_params(row, SIZED_ALIASES[max(sized, key=len)])

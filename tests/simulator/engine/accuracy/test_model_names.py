@@ -97,3 +97,9 @@ def test_a_pruned_variant_named_after_a_shipped_model_is_not_read_as_it() -> Non
     assert model_slug(_row(model="MiniMax M2.5", params_total_b=228.69)) == "minimax-m2.5"
     with pytest.raises(NotModeled, match=r"139\.15 B"):
         model_slug(_row(model="MiniMax-M2.5-REAP-139B-A10B", params_total_b=139.15))
+
+
+def test_a_distilled_model_is_not_read_as_its_teacher() -> None:
+    with pytest.raises(NotModeled, match="distilled"):
+        model_slug(_row(model="DeepSeek-R1-Distill-Qwen-7B"))
+    assert model_slug(_row(model="DeepSeek-R1-Distill-Qwen-32B")) == "qwen2.5-32b"
