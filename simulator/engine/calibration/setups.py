@@ -36,6 +36,7 @@ from simulator.engine.formats.training import quant_format
 from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.config import ModelShape
+from simulator.engine.model.layers import model_params
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.file_size import scaled_to_file
@@ -72,6 +73,9 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 13b": "llama-2-13b",  # LLaMA-1 13B: Llama 2 13B's widths and layers, 2k context
     "llama 3.2 1b": "llama-3.2-1b",
     "mistral 7b": "mistral-7b",
+    "mistral small 3.1 24b": "mistral-small-3.1-24b",
+    "mixtral 8x7b": "mixtral-8x7b",  # Instruct v0.1 keeps the base model's config.json shape
+    "llama3 70b": "llama-3.1-70b",
     "mixtral 8x22b": "mixtral-8x22b",
     "phi 3 mini": "phi-3-mini-4k",
     "qwen2.5 7b": "qwen2.5-7b",
@@ -83,7 +87,11 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen 2.5 32b": "qwen2.5-32b",
     "qwen 2.5 72b": "qwen2.5-72b",
     "deepseek r1 distill qwen 32b": "qwen2.5-32b",  # a Qwen2.5-32B fine-tune, same shape
+    "qwen3 0.6b": "qwen3-0.6b",
     "qwen3 8b": "qwen3-8b",
+    "qwen 3 8b": "qwen3-8b",
+    "qwen 3 14b": "qwen3-14b",
+    "qwen 3 32b": "qwen3-32b",
     "qwen3 14b": "qwen3-14b",
     "qwen3 32b": "qwen3-32b",
     "qwen3 30b a3b": "qwen3-30b-a3b",
@@ -98,7 +106,23 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek-v3": "deepseek-v3",
     "deepseek-v2-lite": "deepseek-v2-lite",
     "kimi-k2": "kimi-k2",
+    # Kimi K2.6 and K2.7-Code keep K2's every width, layer and expert count (their configs in
+    # ai-dynamo/aiconfigurator@095f58a5 model_configs/nvidia--Kimi-K2.6-NVFP4_config.json and
+    # nvidia--Kimi-K2.7-Code-NVFP4_config.json, read 2026-11-26)
+    "kimi k2.6": "kimi-k2",
+    "kimi k2.7": "kimi-k2",
+    "tinyllama 1.1b": "tinyllama-1.1b",
+    "gemma 3 27b": "gemma-3-27b",  # the QAT checkpoints keep the model's shape
 }
+# Names that fit several shipped models, told apart by the parameter count the row states
+# (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
+SIZED_ALIASES: dict[str, tuple[str, ...]] = {
+    "llama 70b": ("llama-2-70b", "llama-3.1-70b"),
+    # an expert-pruned "MiniMax-M2.5-REAP-139B" keeps the name, not the shape: the count tells
+    "minimax m2.5": ("minimax-m2.5",),
+}
+# Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
+PARAMS_MATCH_RTOL = 0.01
 # Runtime families by a marker in the row's engine string; first match wins.
 RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("ik_llama.cpp", IK_LLAMA_CPP),
@@ -154,6 +178,86 @@ EXPERT_ONLY_TYPES = ("MXFP4",)
 # torchtune's recipes for the rows' models (recipes/configs/llama3_1/*): LoRA rank.
 TORCHTUNE_LORA_RANK = {"LoRA": 8, "QLoRA": 16}
 DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth's usual r
+
+
+# Model families whose config.json describes layers the engine has no cost rule for, by a
+# pattern over the row's model name (spelled as `_spaced` spells it); the reason names the
+# config.json keys that say why. Each is refused rather than read as a plain transformer.
+# The keys were read 2026-11-26 from the Hugging Face configs vendored in
+# https://github.com/ai-dynamo/aiconfigurator/tree/095f58a51c4ca8e61b66ec108d86f223f8d559ce/aic-core/src/aiconfigurator_core/model_configs
+# (files named <owner>--<repo>_config.json), each noted below.
+UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
+    (
+        # nvidia--Qwen3.6-35B-A3B-NVFP4, nvidia--Qwen3.6-27B-NVFP4 (Qwen's configs with a
+        # quantization block); llama.cpp names the architecture qwen35moe
+        r"\bqwen ?3\.[5-9]\b|\bqwen35",
+        "Qwen3.5/3.6 (model_type qwen3_5_moe_text, qwen3_5_text): config.json's `layer_types` "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
+        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`, "
+        "`linear_key_head_dim`), a recurrent state with no KV cache that the engine's "
+        "attention rules do not describe",
+    ),
+    (
+        # Qwen3-Coder-Next: "48 (Hybrid: 12 × (3 × (Gated DeltaNet → MoE) + 1 × (Gated
+        # Attention → MoE)))", docker/model-runner ai/qwen3-coder-next-vllm.md; model_type
+        # qwen3_next with the same linear_* keys (transformers' Qwen3NextConfig)
+        r"\bqwen3 (?:coder )?next\b",
+        "Qwen3-Next / Qwen3-Coder-Next (model_type qwen3_next): config.json's `layer_types` "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
+        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`), a "
+        "recurrent state with no KV cache that the engine's attention rules do not describe",
+    ),
+    (
+        # deepseek-ai--DeepSeek-V4-Flash; llama.cpp names the architecture deepseek4
+        r"\bdeepseek ?v4\b|\bdeepseek4\b",
+        "DeepSeek V4 (model_type deepseek_v4): config.json's per-layer `compress_ratios` "
+        "(compressed sparse attention with an `index_topk` indexer), `o_lora_rank` output "
+        "projection and `hc_mult` hyper-connections have no cost rule in the engine",
+    ),
+    (
+        # deepseek-ai--DeepSeek-V3.2, zai-org--GLM-5.1
+        r"\bdeepseek v3\.2\b|\bglm 5(?:\.\d)?\b",
+        "DeepSeek sparse attention (model_type deepseek_v32, glm_moe_dsa): an indexer "
+        "(`index_topk` 2048, `index_n_heads`, `index_head_dim`) picks the cached tokens each "
+        "query attends to, where the engine's attention rules read every cached token",
+    ),
+    (
+        # google--gemma-4-26B-A4B, nvidia--Gemma-4-31B-IT-NVFP4
+        r"\bgemma ?4\b",
+        "Gemma 4 (model_type gemma4_text): config.json gives its full-attention layers their "
+        "own `global_head_dim` (512) and `num_global_key_value_heads` next to the sliding "
+        "layers' `head_dim` (256) and `num_key_value_heads`, with `attention_k_eq_v`; the "
+        "engine holds one attention shape for every layer",
+    ),
+    (
+        # meta-llama--Llama-4-Scout-17B-16E-Instruct
+        r"\bllama 4\b",
+        "Llama 4 (model_type llama4_text): config.json's `attention_chunk_size` (8192) "
+        "confines attention to fixed chunks of the context, and `interleave_moe_layer_step` "
+        "with `intermediate_size_mlp` mixes dense and MoE layer widths; the engine has no "
+        "chunked-attention rule",
+    ),
+    (
+        # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+        r"\bnemotron 3 nano\b",
+        "Nemotron-H (model_type nemotron_h): config.json's `hybrid_override_pattern` makes "
+        'most layers Mamba-2 ("M": `mamba_num_heads`, `ssm_state_size`) between MoE ("E") '
+        'and a few attention ("*") layers, a recurrent state the engine does not describe',
+    ),
+    (
+        # ibm-granite/granite-4.0-h-small config.json as quoted with its layer_types counts
+        # (find_string '"model_type": "granitemoehybrid"', id 57624389648), read 2026-11-26
+        r"\bgranite 4\.0 h\b",
+        "Granite 4.0-H (model_type granitemoehybrid): config.json's `layer_types` makes 36 of "
+        'its 40 layers "mamba" (`mamba_d_state` 128, `mamba_expand` 2), a recurrent state '
+        "the engine does not describe",
+    ),
+)
+
+
+def _unmodeled_architecture(model: str) -> str | None:
+    name = _spaced(model)
+    return next((why for pattern, why in UNMODELED_ARCHITECTURES if re.search(pattern, name)), None)
 
 
 class NotModeled(Exception):  # noqa: N818 (a verdict, not an error)
@@ -231,9 +335,8 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "GLM-5.3-Flash has no published config.json to take its shape from",
         ),
         (
-            "qwen3.5" in row.model.lower(),
-            "Qwen3.5-35B-A3B's hybrid linear-attention layers have no config.json shape the "
-            "engine reads, and the row does not state the CPU",
+            (architecture := _unmodeled_architecture(row.model)) is not None,
+            architecture or "",
         ),
         (
             bool(re.search(r"\brpc\b", row.engine.lower())),
@@ -387,18 +490,49 @@ def _match(kind: type[Device], text: str) -> Device:
 
 
 def _spaced(name: str) -> str:
-    """Lower case, '-', '_' and ':' (Ollama's tags) as spaces, runs of spaces as one:
-    "Meta-Llama-3.1-8B", "llama-3.1:8b" and "llama 3.1 8b" read alike."""
-    return " ".join(re.sub(r"[-_:]", " ", name.lower()).split())
+    """Lower case, '-', '_', ':' (Ollama's tags), '/' (Hugging Face's owner/name) and
+    brackets as spaces, runs of spaces as one: "Meta-Llama-3.1-8B", "llama-3.1:8b",
+    "meta-llama/Llama-3.1-8B" and "llama 3.1 8b" read alike."""
+    return " ".join(re.sub(r"[-_:/(),]", " ", name.lower()).split())
 
 
 def model_slug(row: MeasurementRow) -> str:
-    """The shipped model the row's model name names (the longest alias found in it)."""
+    """The shipped model the row's model name names (the longest alias found in it); a name
+    that fits several (llama-bench's "llama 70B") takes the one whose parameter count the
+    row states."""
     name = f" {_spaced(row.model)} "
     hits = [alias for alias in MODEL_ALIASES if f" {_spaced(alias)} " in name]
-    if not hits:
-        raise NotModeled(f"no shipped model config for {row.model!r}")
-    return MODEL_ALIASES[max(hits, key=len)]
+    if hits:
+        alias = max(hits, key=len)
+        if " distill " in name and "distill" not in alias:
+            # "DeepSeek-R1-Distill-Qwen-7B" is a Qwen model taught by R1: the base's shape
+            raise NotModeled(
+                f"{row.model!r} is distilled into another base model, whose shape the name "
+                f"{alias!r} does not give"
+            )
+        return MODEL_ALIASES[alias]
+    sized = [alias for alias in SIZED_ALIASES if f" {_spaced(alias)} " in name]
+    if sized:
+        return _slug_by_params(row, SIZED_ALIASES[max(sized, key=len)])
+    raise NotModeled(f"no shipped model config for {row.model!r}")
+
+
+def _slug_by_params(row: MeasurementRow, slugs: tuple[str, ...]) -> str:
+    """The one of `slugs` whose parameter count is within PARAMS_MATCH_RTOL of the row's."""
+    stated = row.params_total_b
+    if stated is None:
+        raise NotModeled(
+            f"{row.model!r} fits {', '.join(slugs)}, and the row states no parameter count "
+            "to tell them apart"
+        )
+    fits = [
+        s for s in slugs if abs(model_params(load_model(s)) / 1e9 / stated - 1) <= PARAMS_MATCH_RTOL
+    ]
+    if len(fits) != 1:
+        raise NotModeled(
+            f"{row.model!r} with {stated} B parameters fits {len(fits)} of {', '.join(slugs)}"
+        )
+    return fits[0]
 
 
 # Spellings sources use for tokens per second ("t/s", "tok/sec", "tokens per second", "TPS",
