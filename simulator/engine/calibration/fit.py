@@ -127,12 +127,24 @@ def _fit_key(
 ) -> Efficiency:
     grids = _grids(key, pairs)
     for name, grid in grids.items():
+        if name == "attention_efficiency":
+            grid = attention_grid(table.get(*key).flops_efficiency)
 
         def loss(value: float, table: Efficiency = table, name: str = name) -> float:
             return _loss(_with(table, key, name, value), key, pairs)
 
         table = _with(table, key, name, grid_minimum(grid, loss))
     return table
+
+
+def attention_grid(flops_efficiency: float) -> tuple[float, ...]:
+    """Attention kernels reach at most the GEMMs' fraction of peak on the same device and
+    path: FlashAttention-2's forward pass reaches 50–73 % of an A100's peak where its GEMMs
+    reach 80–90 % (Dao 2023, "FlashAttention-2", §4.1), so the grid stops at the key's
+    fitted GEMM efficiency."""
+    return tuple(value for value in FRACTION_GRID if value <= flops_efficiency) or (
+        FRACTION_GRID[0],
+    )
 
 
 def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str, tuple[float, ...]]:

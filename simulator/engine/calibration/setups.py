@@ -283,10 +283,14 @@ class TrainSetup:
 Setup = InferSetup | TrainSetup
 
 
+def _row_text(row: MeasurementRow) -> str:
+    """What the row states of its engine, hardware and workload, lower-cased."""
+    return f"{row.engine} {json.dumps(dict(row.hardware))} {json.dumps(dict(row.workload))}".lower()
+
+
 # Rows the engine cannot describe, by the feature that stops it (checked before any parsing).
 def _unmodeled_reason(row: MeasurementRow) -> str | None:
-    text = f"{row.engine} {json.dumps(dict(row.hardware))} {json.dumps(dict(row.workload))}"
-    lowered = text.lower()
+    lowered = _row_text(row)
     rules: tuple[tuple[bool, str], ...] = (
         (
             not is_tokens_per_s(row.unit),
@@ -730,6 +734,18 @@ def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
     ram_tb, ram_gb = _int_after(r"(\d+)\s*TB", ram), _int_after(r"(\d+)\s*GB", ram)
     ram_gib = float(ram_tb * 1024 if ram_tb else ram_gb or 1024)
     bandwidth_sockets = sockets if runtime in NUMA_REPLICATING_RUNTIMES else 1
+    if sockets > 1 and bandwidth_sockets == 1 and "numa" not in _row_text(row):
+        raise NotModeled(
+            f"{sockets} sockets and no NUMA policy stated (numactl --interleave, llama.cpp "
+            "--numa distribute, or first touch on one node): the policy sets how much of the "
+            "sockets' memory bandwidth the threads draw"
+        )
+    threads = row.hardware.get("threads")
+    if isinstance(threads, int) and not isinstance(threads, bool) and threads < device.cores:
+        raise NotModeled(
+            f"the row runs {threads} threads on {device.cores * sockets} cores: how much of "
+            "the memory bandwidth so few cores draw is not in the device table"
+        )
     cpu = CpuSpec(
         name=f"{sockets}x {device.name}",
         cores=device.cores * sockets,

@@ -101,7 +101,7 @@ def devices_for(
             path = tensor_path(runtime, weights)
             devices[GPU] = gpu_device(hardware, constants, path, tensor_parallel)
         elif location == CPU and hardware.cpu is not None:
-            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
+            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants, weights)
         elif location == UNIFIED and hardware.unified is not None:
             devices[UNIFIED] = unified_device(hardware.unified, constants)
         else:

@@ -99,7 +99,7 @@ def test_a_plain_rtx_4080_is_not_taken_for_the_super() -> None:
 
 def test_two_sockets_of_a_cpu_name_its_one_socket_record_and_add_its_cores() -> None:
     hardware = {"cpu": "2x AMD EPYC 9115", "sockets": 2}
-    cpu = _setup(hardware, engine="llama.cpp CPU").request.hardware.cpu
+    cpu = _setup(hardware, engine="llama.cpp CPU (--numa distribute)").request.hardware.cpu
     assert cpu is not None
     epyc = require_device(Cpu, "epyc-9115", field="x")
     assert (cpu.name, cpu.cores) == (f"2x {epyc.name}", 2 * epyc.cores)

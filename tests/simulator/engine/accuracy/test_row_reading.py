@@ -100,7 +100,8 @@ def test_a_row_without_its_quantization_is_not_modeled() -> None:
 def test_a_cpu_only_row_runs_on_the_cpu_with_one_sockets_bandwidth_for_llama_cpp() -> None:
     cpu = require_device(Cpu, "epyc-9354p", field="x")
     hardware = {"cpu": cpu.name, "sockets": 2, "ram": "768 GB"}
-    setup = row_setup(_row(hardware=hardware, category="inference_cpu"))
+    row = _row(hardware=hardware, category="inference_cpu", engine="llama.cpp CPU (no numactl)")
+    setup = row_setup(row)
     assert isinstance(setup, InferSetup)
     assert setup.request.workload.placement == "cpu"
     spec = setup.request.hardware.cpu
@@ -250,3 +251,23 @@ def test_fp8_training_is_not_modeled() -> None:
     prediction = predict_row(row)
     assert not prediction.modeled
     assert "FP8 training" in prediction.reason
+
+
+def test_fewer_threads_than_cores_is_not_modeled() -> None:
+    """Four threads of a 36-core Xeon draw a share of its bandwidth no datasheet gives."""
+    row = _row(hardware={"cpu": "Intel Xeon w9-3475X", "threads": 4},
+               engine="llama.cpp CPU")  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "4 threads on 36 cores" in prediction.reason
+    assert predict_row(_row(hardware={"cpu": "Intel Xeon w9-3475X", "threads": 36},
+                                engine="llama.cpp CPU")).modeled  # fmt: skip
+
+
+def test_two_sockets_without_a_stated_numa_policy_are_not_modeled() -> None:
+    two = {"cpu": "AMD EPYC 9115", "sockets": 2}
+    prediction = predict_row(_row(hardware=two, engine="llama.cpp CPU"))
+    assert not prediction.modeled
+    assert "NUMA policy" in prediction.reason
+    stated = predict_row(_row(hardware=two, engine="llama.cpp CPU (--numa distribute)"))
+    assert stated.modeled
