@@ -30,6 +30,9 @@ class Cost:
     # QKᵀ and score·V against the KV cache: attention kernels, which reach their own fraction
     # of peak (the device class's attention_efficiency), not the GEMMs' one.
     attention_flops: float = 0.0
+    # Decode's one query per sequence against the cache: matrix–vector work at the GEMMs'
+    # efficiency, but on the activations' datapath (never a CPU's int8 weight path).
+    cache_flops: float = 0.0
     layer_visits: float = 0.0  # per-layer fixed costs, × the device class's layer_overhead_s
     link_bytes: float = 0.0  # bytes over the CPU–GPU link
 
@@ -39,7 +42,7 @@ class Cost:
 
     @property
     def all_flops(self) -> float:
-        return self.flops + self.attention_flops
+        return self.flops + self.attention_flops + self.cache_flops
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(
@@ -47,6 +50,7 @@ class Cost:
             kv_bytes=self.kv_bytes + other.kv_bytes,
             flops=self.flops + other.flops,
             attention_flops=self.attention_flops + other.attention_flops,
+            cache_flops=self.cache_flops + other.cache_flops,
             layer_visits=self.layer_visits + other.layer_visits,
             link_bytes=self.link_bytes + other.link_bytes,
         )
@@ -57,6 +61,7 @@ class Cost:
             kv_bytes=self.kv_bytes * factor,
             flops=self.flops * factor,
             attention_flops=self.attention_flops * factor,
+            cache_flops=self.cache_flops * factor,
             layer_visits=self.layer_visits * factor,
             link_bytes=self.link_bytes * factor,
         )

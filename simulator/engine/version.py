@@ -3,6 +3,7 @@
 # 1.1: refined mode's LoRA-aware backward; .1: decode memory + compute; .2: Metal Marlin
 # derived from seed 001's kernel table; .3: fitted routing pool fraction in batched MoE decode.
 # 1.2: one device table and units (refined mode converts GiB over GB/s; NVFP4 is 4.5 bits).
-ENGINE_VERSION = "1.2.0"
+# 1.3: routed experts' prefill GEMMs below the dense efficiency with few rows per expert (m½).
+ENGINE_VERSION = "1.3.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -49,6 +49,9 @@ class MeasurementRow:
     peak_memory: str = ""  # as the source states it ("30.3 GiB", "44.8 GB per GPU"), if it does
     # Rows added to the team's corpus from a source it already cites (X001…): what they extend.
     extends_corpus: str = ""
+    # The parameter count the source prints next to the figure (llama-bench's "params"
+    # column), billions; None when it states none.
+    params_total_b: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,8 +107,16 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
         source_url=_source_url(row, path),
         peak_memory=str(row.get("peak_memory") or ""),
         extends_corpus=str(row.get("extends_corpus") or ""),
+        params_total_b=_params_b(row),
         **text,
     )
+
+
+def _params_b(row: Mapping[str, Any]) -> float | None:
+    value = row.get("params_total_b")
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    return float(value)
 
 
 def rows_from_corpus(data: Mapping[str, Any]) -> tuple[MeasurementRow, ...]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -27,7 +27,7 @@ from simulator.engine.calibration.efficiency import (
     efficiency_from_json,
     efficiency_to_json,
 )
-from simulator.engine.calibration.fit import fit_efficiency
+from simulator.engine.calibration.fit import fit_efficiency, resolved_rows
 from simulator.engine.calibration.predict import Prediction, predict_row
 from simulator.engine.errors import EngineInputError
 from simulator.engine.version import ENGINE_PACKAGE
@@ -63,6 +63,33 @@ def fit_without(
     return fit_efficiency((*kept, *seeds))
 
 
+def fitted_sources(rows: Sequence[MeasurementRow]) -> frozenset[str]:
+    """The sources with at least one row the fit uses. Leaving out any other source leaves
+    the fit's rows, and so its deterministic result, unchanged: its held-out table is the
+    full fit, and only these sources need a fit of their own."""
+    return frozenset(source_of(row) for row, _ in resolved_rows(rows))
+
+
+def held_out_tables(
+    rows: Sequence[MeasurementRow],
+    seeds: Sequence[MeasurementRow],
+    full: Efficiency,
+    fit: Callable[[str], Efficiency] | None = None,
+    *,
+    map_: Callable[..., Iterable[Efficiency]] = map,
+) -> dict[str, Efficiency]:
+    """Every source's held-out table: `fit(source)` (default `fit_without`) for the sources
+    the fit uses, the full fit (its corpus date aside) for the others. `map_`: a process
+    pool's map to fit in parallel."""
+    fitted = fitted_sources(rows)
+    names = list(sources(rows))
+    to_fit = [name for name in names if name in fitted]
+    own = fit or (lambda source: fit_without(rows, source, seeds))
+    tables = dict(zip(to_fit, map_(own, to_fit), strict=True))
+    same = dataclasses.replace(full, corpus_assembled="")
+    return {name: tables.get(name, same) for name in names}
+
+
 def cross_validate(
     rows: Sequence[MeasurementRow],
     seeds: Sequence[MeasurementRow] = (),
@@ -72,8 +99,7 @@ def cross_validate(
 ) -> CrossValidation:
     """The held-out table of every source (the full fit computed if not given)."""
     full = fit_efficiency((*rows, *seeds), assembled=assembled) if full is None else full
-    held_out = {source: fit_without(rows, source, seeds) for source in sources(rows)}
-    return CrossValidation(full=full, held_out=held_out)
+    return CrossValidation(full=full, held_out=held_out_tables(rows, seeds, full))
 
 
 def cross_validated_predictions(
@@ -92,6 +118,8 @@ def _differences(table: Efficiency, full: Efficiency) -> dict[str, Any]:
     return {
         "routing_pool_fraction": mine["routing_pool_fraction"],
         "routing_pool_fitted_on": mine["routing_pool_fitted_on"],
+        "expert_gemm_half_rows": mine["expert_gemm_half_rows"],
+        "expert_gemm_fitted_on": mine["expert_gemm_fitted_on"],
         "entries": [e for e in mine["entries"] if json.dumps(e, sort_keys=True) not in same],
         "priors": [
             [e.runtime, e.device_class]
@@ -126,6 +154,8 @@ def _held_out_from_json(item: object, full: Efficiency, path: str) -> tuple[str,
             "entries": entries,
             "routing_pool_fraction": item.get("routing_pool_fraction", 1.0),
             "routing_pool_fitted_on": item.get("routing_pool_fitted_on", []),
+            "expert_gemm_half_rows": item.get("expert_gemm_half_rows", 0.0),
+            "expert_gemm_fitted_on": item.get("expert_gemm_fitted_on", []),
         }
     )
     priors = item.get("priors", [])
@@ -139,6 +169,8 @@ def _held_out_from_json(item: object, full: Efficiency, path: str) -> tuple[str,
         full,
         routing_pool_fraction=changes.routing_pool_fraction,
         routing_pool_fitted_on=changes.routing_pool_fitted_on,
+        expert_gemm_half_rows=changes.expert_gemm_half_rows,
+        expert_gemm_fitted_on=changes.expert_gemm_fitted_on,
         entries=tuple(e for e in full.entries if (e.runtime, e.device_class) not in dropped),
     )
     for entry in changes.entries:

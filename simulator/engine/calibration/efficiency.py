@@ -117,6 +117,8 @@ TRAIN = "train"  # the device class of training constants (flops_efficiency = ut
 DEVICE_CLASS_NAMES = (GPU, CPU, UNIFIED, TRAIN)
 _DATA = "data/efficiency.json"
 UNIFORM_ROUTING = 1.0  # routing pool fraction before any fit: every expert equally likely
+NO_EXPERT_GEMM_UNDERFILL = 0.0  # m½ before any fit: expert GEMMs at the dense efficiency
+MAX_EXPERT_GEMM_HALF_ROWS = 1024.0  # rows; a bound on what a file may claim
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,6 +158,10 @@ class Efficiency:
     corpus_assembled: str = ""
     routing_pool_fraction: float = UNIFORM_ROUTING
     routing_pool_fitted_on: tuple[str, ...] = ()
+    # m½ of routed experts' prefill GEMMs (serve/prefill.py, expert_gemm_underfill): one global
+    # value fitted on MoE prefill rows on GPUs; 0, the prior, is no underfill.
+    expert_gemm_half_rows: float = NO_EXPERT_GEMM_UNDERFILL
+    expert_gemm_fitted_on: tuple[str, ...] = ()
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
         """The constants of `runtime` on `device_class`; with no entry, its parent family's
@@ -241,6 +247,8 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
         "corpus_assembled": efficiency.corpus_assembled,
         "routing_pool_fraction": efficiency.routing_pool_fraction,
         "routing_pool_fitted_on": list(efficiency.routing_pool_fitted_on),
+        "expert_gemm_half_rows": efficiency.expert_gemm_half_rows,
+        "expert_gemm_fitted_on": list(efficiency.expert_gemm_fitted_on),
         "entries": [
             {
                 "runtime": e.runtime,
@@ -312,6 +320,21 @@ def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
         routing_pool_fitted_on=_row_ids(
             data.get("routing_pool_fitted_on", []), "efficiency.routing_pool_fitted_on"
         ),
+        expert_gemm_half_rows=_expert_gemm_half_rows(data),
+        expert_gemm_fitted_on=_row_ids(
+            data.get("expert_gemm_fitted_on", []), "efficiency.expert_gemm_fitted_on"
+        ),
+    )
+
+
+def _expert_gemm_half_rows(data: Mapping[str, Any]) -> float:
+    """A number of rows in [0, MAX_EXPERT_GEMM_HALF_ROWS]; absent → no underfill."""
+    return _fraction(
+        data,
+        "expert_gemm_half_rows",
+        "efficiency",
+        upper=MAX_EXPERT_GEMM_HALF_ROWS,
+        default=NO_EXPERT_GEMM_UNDERFILL,
     )
 
 

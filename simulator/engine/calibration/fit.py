@@ -6,7 +6,8 @@ per-layer overhead). Coordinate descent over fixed grids minimizes, over the row
 prediction uses the key, the sum of squared log errors plus a weak pull towards the prior
 (so a constant no row is sensitive to stays at its prior). Each round then fits the one
 global routing pool fraction f (decode.distinct_experts) on the rows whose prediction depends
-on it, batched MoE decode (batch ≥ 2), the same way (pull towards uniform routing, 1.0).
+on it, batched MoE decode (batch ≥ 2), the same way (pull towards uniform routing, 1.0),
+and the one global m½ of routed experts' prefill GEMMs on MoE prefill rows computed on GPUs.
 Grids, order and tie-breaks are fixed, so the fit is deterministic.
 """
 
@@ -19,6 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -70,7 +72,7 @@ def setup_keys(setup: Setup) -> tuple[Key, ...]:
     return tuple((w.runtime or DEFAULT_RUNTIME[loc], loc) for loc in locations)
 
 
-def _resolved(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
+def resolved_rows(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
     resolved = []
     for row in rows:
         try:
@@ -125,12 +127,24 @@ def _fit_key(
 ) -> Efficiency:
     grids = _grids(key, pairs)
     for name, grid in grids.items():
+        if name == "attention_efficiency":
+            grid = attention_grid(table.get(*key).flops_efficiency)
 
         def loss(value: float, table: Efficiency = table, name: str = name) -> float:
             return _loss(_with(table, key, name, value), key, pairs)
 
         table = _with(table, key, name, grid_minimum(grid, loss))
     return table
+
+
+def attention_grid(flops_efficiency: float) -> tuple[float, ...]:
+    """Attention kernels reach at most the GEMMs' fraction of peak on the same device and
+    path: FlashAttention-2's forward pass reaches 50–73 % of an A100's peak where its GEMMs
+    reach 80–90 % (Dao 2023, "FlashAttention-2", §4.1), so the grid stops at the key's
+    fitted GEMM efficiency."""
+    return tuple(value for value in FRACTION_GRID if value <= flops_efficiency) or (
+        FRACTION_GRID[0],
+    )
 
 
 def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str, tuple[float, ...]]:
@@ -174,8 +188,8 @@ def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
     return table.replace(replace(entry, attention_efficiency=value))
 
 
-# The routing pool fraction is one constant for every MoE model and runtime: it is fitted
-# only on rows from at least this many sources (threads, pages, files), so that one
+# The routing pool fraction and m½ are each one constant for every MoE model and runtime:
+# each is fitted only on rows from at least this many sources (threads, pages, files), so that one
 # benchmark's batch composition (llama-batched-bench's shared prompt) does not set it for
 # all; fewer, and uniform routing (the prior) stands.
 MIN_ROUTING_SOURCES = 2
@@ -201,6 +215,33 @@ def _fit_routing(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]
     # Searched from the uniform end so that ties keep the larger f.
     best = grid_minimum(ROUTING_POOL_GRID[::-1], loss)
     return replace(table, routing_pool_fraction=best)
+
+
+# m½ of the routed experts' prefill GEMMs (serve/prefill.py, expert_gemm_underfill): 0 (no
+# underfill, the prior) to 256 rows, past the largest GEMM tiles.
+EXPERT_GEMM_GRID = tuple(float(2 * i) for i in range(129))  # 0, 2, … 256
+
+
+def depends_on_expert_gemms(setup: Setup) -> bool:
+    """Whether m½ moves the prediction: a prompt (prefill) of an MoE model computed on a GPU
+    or unified-memory GPU. Decode and batched serving steps are fitted by the routing pool
+    and bandwidth constants, CPUs pay no underfill."""
+    if not isinstance(setup, InferSetup) or setup.phase != "prefill":
+        return False
+    w = setup.request.workload
+    return w.model.is_moe and w.placement != "cpu"
+
+
+def _fit_expert_gemms(
+    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    """The grid value of m½ minimizing the squared log errors of `pairs`; ties keep the
+    smaller m½ (the nearer no underfill)."""
+
+    def loss(half_rows: float) -> float:
+        return _squared_log_errors(replace(table, expert_gemm_half_rows=half_rows), pairs)
+
+    return replace(table, expert_gemm_half_rows=grid_minimum(EXPERT_GEMM_GRID, loss))
 
 
 # Keys whose constants are derived rather than fitted (see _derived): no row fits them.
@@ -233,7 +274,7 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     """One set of constants per (runtime, device class) the rows use, fitted on those rows,
     and the routing pool fraction on the batched MoE decode rows (uniform if none); the
     DERIVED_KEYS derived from the fitted ones."""
-    resolved = _resolved(rows)
+    resolved = resolved_rows(rows)
     by_key: dict[Key, list[tuple[MeasurementRow, Setup]]] = {}
     for row, setup in resolved:
         for key in setup_keys(setup):
@@ -242,8 +283,12 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     routed = [(row, setup) for row, setup in resolved if depends_on_routing(setup)]
     if len({source_of(row) for row, _ in routed}) < MIN_ROUTING_SOURCES:
         routed = []
+    experts = [(row, setup) for row, setup in resolved if depends_on_expert_gemms(setup)]
+    if len({source_of(row) for row, _ in experts}) < MIN_ROUTING_SOURCES:
+        experts = []
     table = Efficiency(
         routing_pool_fitted_on=tuple(row.id for row, _ in routed),
+        expert_gemm_fitted_on=tuple(row.id for row, _ in experts),
         entries=tuple(
             replace(
                 PRIOR_EFFICIENCY.get(*key),
@@ -259,6 +304,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
             table = _fit_key(table, key, by_key[key])
         if routed:
             table = _fit_routing(table, routed)
+        if experts:
+            table = _fit_expert_gemms(table, experts)
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
         table = _derived(table)
     return table
@@ -281,17 +328,19 @@ def _held_out(source: str) -> Efficiency:
 def crossval_shipped(full: Efficiency, *, processes: int | None = None) -> CrossValidation:
     """The leave-one-source-out fits of the shipped corpus, one process per CPU (each fit
     is deterministic, so the result does not depend on the process count)."""
-    from simulator.engine.calibration.crossval import CrossValidation, sources
+    from simulator.engine.calibration.crossval import CrossValidation, held_out_tables
 
     _, rows = load_corpus()
-    names = list(sources(rows))
+    seeds = load_seed_rows()
     workers = processes or os.cpu_count() or 1
     if workers > 1:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            tables = pool.map(_held_out, names, chunksize=1)
+            tables = held_out_tables(
+                rows, seeds, full, _held_out, map_=partial(pool.map, chunksize=1)
+            )
     else:
-        tables = [_held_out(name) for name in names]
-    return CrossValidation(full=full, held_out=dict(zip(names, tables, strict=True)))
+        tables = held_out_tables(rows, seeds, full, _held_out)
+    return CrossValidation(full=full, held_out=tables)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -15,6 +15,7 @@ from simulator.engine.calibration.setups import (
     per_gpu,
     row_setup,
     runtime_of,
+    tokens_per_s_scale,
 )
 from simulator.engine.errors import EngineInputError
 from simulator.engine.serve.inference import simulate_inference
@@ -84,11 +85,12 @@ def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]
 
 
 def predicted_value(setup: Setup, efficiency: Efficiency, unit: str = "tok/s") -> tuple[float, str]:
-    """(predicted tokens/s, what bounds it) for a resolved setup, per GPU when `unit` is."""
+    """(predicted tokens/s, what bounds it) for a resolved setup in the row's `unit`: per GPU
+    when `unit` is, in thousands for "k TPS"."""
     value, bound = _machine_value(setup, efficiency)
     if per_gpu(unit):
-        return value / setup.request.hardware.gpu_count, bound
-    return value, bound
+        value /= setup.request.hardware.gpu_count
+    return value / tokens_per_s_scale(unit), bound
 
 
 def _machine_value(setup: Setup, efficiency: Efficiency) -> tuple[float, str]:

@@ -33,10 +33,16 @@ from simulator.engine.calibration.efficiency import (
 )
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
-from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
+from simulator.engine.model.config import ModelShape
+from simulator.engine.model.layers import model_params
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
+from simulator.engine.serve.file_size import scaled_to_file
+from simulator.engine.serve.kv_cache import kv_bytes_per_token
+from simulator.engine.serve.offline_run import VLLM_BATCHING, offline_concurrency
+from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
 from simulator.engine.train.data_parallel import data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
@@ -67,6 +73,9 @@ MODEL_ALIASES: dict[str, str] = {
     "llama 13b": "llama-2-13b",  # LLaMA-1 13B: Llama 2 13B's widths and layers, 2k context
     "llama 3.2 1b": "llama-3.2-1b",
     "mistral 7b": "mistral-7b",
+    "mistral small 3.1 24b": "mistral-small-3.1-24b",
+    "mixtral 8x7b": "mixtral-8x7b",  # Instruct v0.1 keeps the base model's config.json shape
+    "llama3 70b": "llama-3.1-70b",
     "mixtral 8x22b": "mixtral-8x22b",
     "phi 3 mini": "phi-3-mini-4k",
     "qwen2.5 7b": "qwen2.5-7b",
@@ -78,7 +87,11 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen 2.5 32b": "qwen2.5-32b",
     "qwen 2.5 72b": "qwen2.5-72b",
     "deepseek r1 distill qwen 32b": "qwen2.5-32b",  # a Qwen2.5-32B fine-tune, same shape
+    "qwen3 0.6b": "qwen3-0.6b",
     "qwen3 8b": "qwen3-8b",
+    "qwen 3 8b": "qwen3-8b",
+    "qwen 3 14b": "qwen3-14b",
+    "qwen 3 32b": "qwen3-32b",
     "qwen3 14b": "qwen3-14b",
     "qwen3 32b": "qwen3-32b",
     "qwen3 30b a3b": "qwen3-30b-a3b",
@@ -93,7 +106,23 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek-v3": "deepseek-v3",
     "deepseek-v2-lite": "deepseek-v2-lite",
     "kimi-k2": "kimi-k2",
+    # Kimi K2.6 and K2.7-Code keep K2's every width, layer and expert count (their configs in
+    # ai-dynamo/aiconfigurator@095f58a5 model_configs/nvidia--Kimi-K2.6-NVFP4_config.json and
+    # nvidia--Kimi-K2.7-Code-NVFP4_config.json, read 2026-11-26)
+    "kimi k2.6": "kimi-k2",
+    "kimi k2.7": "kimi-k2",
+    "tinyllama 1.1b": "tinyllama-1.1b",
+    "gemma 3 27b": "gemma-3-27b",  # the QAT checkpoints keep the model's shape
 }
+# Names that fit several shipped models, told apart by the parameter count the row states
+# (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
+SIZED_ALIASES: dict[str, tuple[str, ...]] = {
+    "llama 70b": ("llama-2-70b", "llama-3.1-70b"),
+    # an expert-pruned "MiniMax-M2.5-REAP-139B" keeps the name, not the shape: the count tells
+    "minimax m2.5": ("minimax-m2.5",),
+}
+# Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
+PARAMS_MATCH_RTOL = 0.01
 # Runtime families by a marker in the row's engine string; first match wins.
 RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("ik_llama.cpp", IK_LLAMA_CPP),
@@ -151,6 +180,86 @@ TORCHTUNE_LORA_RANK = {"LoRA": 8, "QLoRA": 16}
 DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth's usual r
 
 
+# Model families whose config.json describes layers the engine has no cost rule for, by a
+# pattern over the row's model name (spelled as `_spaced` spells it); the reason names the
+# config.json keys that say why. Each is refused rather than read as a plain transformer.
+# The keys were read 2026-11-26 from the Hugging Face configs vendored in
+# https://github.com/ai-dynamo/aiconfigurator/tree/095f58a51c4ca8e61b66ec108d86f223f8d559ce/aic-core/src/aiconfigurator_core/model_configs
+# (files named <owner>--<repo>_config.json), each noted below.
+UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
+    (
+        # nvidia--Qwen3.6-35B-A3B-NVFP4, nvidia--Qwen3.6-27B-NVFP4 (Qwen's configs with a
+        # quantization block); llama.cpp names the architecture qwen35moe
+        r"\bqwen ?3\.[5-9]\b|\bqwen35",
+        "Qwen3.5/3.6 (model_type qwen3_5_moe_text, qwen3_5_text): config.json's `layer_types` "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
+        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`, "
+        "`linear_key_head_dim`), a recurrent state with no KV cache that the engine's "
+        "attention rules do not describe",
+    ),
+    (
+        # Qwen3-Coder-Next: "48 (Hybrid: 12 × (3 × (Gated DeltaNet → MoE) + 1 × (Gated
+        # Attention → MoE)))", docker/model-runner ai/qwen3-coder-next-vllm.md; model_type
+        # qwen3_next with the same linear_* keys (transformers' Qwen3NextConfig)
+        r"\bqwen3 (?:coder )?next\b",
+        "Qwen3-Next / Qwen3-Coder-Next (model_type qwen3_next): config.json's `layer_types` "
+        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
+        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`), a "
+        "recurrent state with no KV cache that the engine's attention rules do not describe",
+    ),
+    (
+        # deepseek-ai--DeepSeek-V4-Flash; llama.cpp names the architecture deepseek4
+        r"\bdeepseek ?v4\b|\bdeepseek4\b",
+        "DeepSeek V4 (model_type deepseek_v4): config.json's per-layer `compress_ratios` "
+        "(compressed sparse attention with an `index_topk` indexer), `o_lora_rank` output "
+        "projection and `hc_mult` hyper-connections have no cost rule in the engine",
+    ),
+    (
+        # deepseek-ai--DeepSeek-V3.2, zai-org--GLM-5.1
+        r"\bdeepseek v3\.2\b|\bglm 5(?:\.\d)?\b",
+        "DeepSeek sparse attention (model_type deepseek_v32, glm_moe_dsa): an indexer "
+        "(`index_topk` 2048, `index_n_heads`, `index_head_dim`) picks the cached tokens each "
+        "query attends to, where the engine's attention rules read every cached token",
+    ),
+    (
+        # google--gemma-4-26B-A4B, nvidia--Gemma-4-31B-IT-NVFP4
+        r"\bgemma ?4\b",
+        "Gemma 4 (model_type gemma4_text): config.json gives its full-attention layers their "
+        "own `global_head_dim` (512) and `num_global_key_value_heads` next to the sliding "
+        "layers' `head_dim` (256) and `num_key_value_heads`, with `attention_k_eq_v`; the "
+        "engine holds one attention shape for every layer",
+    ),
+    (
+        # meta-llama--Llama-4-Scout-17B-16E-Instruct
+        r"\bllama 4\b",
+        "Llama 4 (model_type llama4_text): config.json's `attention_chunk_size` (8192) "
+        "confines attention to fixed chunks of the context, and `interleave_moe_layer_step` "
+        "with `intermediate_size_mlp` mixes dense and MoE layer widths; the engine has no "
+        "chunked-attention rule",
+    ),
+    (
+        # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+        r"\bnemotron 3 nano\b",
+        "Nemotron-H (model_type nemotron_h): config.json's `hybrid_override_pattern` makes "
+        'most layers Mamba-2 ("M": `mamba_num_heads`, `ssm_state_size`) between MoE ("E") '
+        'and a few attention ("*") layers, a recurrent state the engine does not describe',
+    ),
+    (
+        # ibm-granite/granite-4.0-h-small config.json as quoted with its layer_types counts
+        # (find_string '"model_type": "granitemoehybrid"', id 57624389648), read 2026-11-26
+        r"\bgranite 4\.0 h\b",
+        "Granite 4.0-H (model_type granitemoehybrid): config.json's `layer_types` makes 36 of "
+        'its 40 layers "mamba" (`mamba_d_state` 128, `mamba_expand` 2), a recurrent state '
+        "the engine does not describe",
+    ),
+)
+
+
+def _unmodeled_architecture(model: str) -> str | None:
+    name = _spaced(model)
+    return next((why for pattern, why in UNMODELED_ARCHITECTURES if re.search(pattern, name)), None)
+
+
 class NotModeled(Exception):  # noqa: N818 (a verdict, not an error)
     """The row cannot be predicted honestly; the message says why."""
 
@@ -174,10 +283,14 @@ class TrainSetup:
 Setup = InferSetup | TrainSetup
 
 
+def _row_text(row: MeasurementRow) -> str:
+    """What the row states of its engine, hardware and workload, lower-cased."""
+    return f"{row.engine} {json.dumps(dict(row.hardware))} {json.dumps(dict(row.workload))}".lower()
+
+
 # Rows the engine cannot describe, by the feature that stops it (checked before any parsing).
 def _unmodeled_reason(row: MeasurementRow) -> str | None:
-    text = f"{row.engine} {json.dumps(dict(row.hardware))} {json.dumps(dict(row.workload))}"
-    lowered = text.lower()
+    lowered = _row_text(row)
     rules: tuple[tuple[bool, str], ...] = (
         (
             not is_tokens_per_s(row.unit),
@@ -206,6 +319,13 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "its kernels are not the released layer or row split",
         ),
         (
+            bool(re.search(r"(?:-sm|--split-mode)\s+row", lowered)),
+            "llama.cpp's row split (-sm row) splits each weight matrix over the GPUs and gathers "
+            "every matrix product's partial results on the main GPU, far more transfers and "
+            "synchronizations than the layer split or tensor parallelism's two all-reduces per "
+            "layer that the engine models",
+        ),
+        (
             "gpus" in row.hardware,
             "mixed GPU models in one machine: the engine's layer split assumes identical GPUs",
         ),
@@ -219,9 +339,8 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "GLM-5.3-Flash has no published config.json to take its shape from",
         ),
         (
-            "qwen3.5" in row.model.lower(),
-            "Qwen3.5-35B-A3B's hybrid linear-attention layers have no config.json shape the "
-            "engine reads, and the row does not state the CPU",
+            (architecture := _unmodeled_architecture(row.model)) is not None,
+            architecture or "",
         ),
         (
             bool(re.search(r"\brpc\b", row.engine.lower())),
@@ -274,11 +393,11 @@ def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def _serving_concurrency(row: MeasurementRow) -> int:
-    """Requests in flight at once, as stated; one when the run sent a single prompt. A run
-    of many prompts that states no concurrency (an offline throughput run, every prompt
-    queued at once) batches as many as the runtime's max batch and KV cache allow, which the
-    row does not say: not modeled."""
+def _serving_concurrency(row: MeasurementRow) -> int | None:
+    """Requests in flight at once, as stated; one when the run sent a single prompt; None for
+    an offline throughput run (many prompts queued at once, no rate or concurrency limit),
+    whose concurrency the runtime's batching sets (`_offline_concurrency`). Prompts sent at a
+    stated rate are in flight as long as each takes, which the row does not state."""
     w = row.workload
     for key in ("max_concurrency", "concurrency", "batch", "parallel_slots"):
         value = w.get(key)
@@ -287,10 +406,56 @@ def _serving_concurrency(row: MeasurementRow) -> int:
     prompts = w.get("num_prompts")
     if prompts is None or prompts == 1:
         return 1
-    raise NotModeled(
-        "the row states no concurrency: its prompts were queued at once and the runtime "
-        "batched as many as its max batch and KV cache allowed, which the row does not state"
+    rate = w.get("request_rate")
+    if isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate):
+        raise NotModeled(
+            "prompts sent at a stated request rate are in flight as long as each takes, "
+            "which the row does not state"
+        )
+    return None
+
+
+# Runtimes whose batching of a queue of prompts is published (serve/offline_run.py).
+OFFLINE_BATCHING = {VLLM: VLLM_BATCHING}
+
+
+def _offline_concurrency(
+    row: MeasurementRow, runtime: str, model: ModelShape, prompt: int, gen: int
+) -> int:
+    """The concurrency of an offline throughput run on the row's GPUs, by its runtime's
+    published defaults; not modeled for runtimes without one or outside the GPUs."""
+    batching = OFFLINE_BATCHING.get(runtime)
+    if runtime == TENSORRT_LLM:
+        raise NotModeled(
+            "the row states no concurrency: trtllm-bench builds with an optimistic max batch "
+            "and its runtime tunes the batch to the traffic, so how many requests were in "
+            "flight is no published default"
+        )
+    if batching is None or "gpu" not in row.hardware or _system_text(row) is not None:
+        raise NotModeled(
+            "the row states no concurrency: its prompts were queued at once and the runtime "
+            f"({runtime or 'unknown'}) batched as many as its max batch and KV cache "
+            "allowed, defaults the engine knows for vLLM on GPUs only"
+        )
+    gpu, count = _gpus(row)
+    placement = place(model_parts(model), _weights(row, model), "gpu")
+    queued = row.workload.get("num_prompts")
+    assert isinstance(queued, int)
+    concurrency = offline_concurrency(
+        batching,
+        queued=queued,
+        prompt_tokens=prompt,
+        gen_tokens=gen,
+        gpu_name=gpu.name,
+        gpu_vram_gib=gpu.vram_gib,
+        gpu_count=count,
+        weight_bytes=sum(share.stored_bytes for share in placement.shares),
+        kv_bytes_per_token=kv_bytes_per_token(model),
+        model=model,
     )
+    if concurrency < 1:
+        raise NotModeled("not one request's KV cache fits beside the weights")
+    return concurrency
 
 
 def _tensor_parallel(row: MeasurementRow) -> int:
@@ -301,8 +466,6 @@ def _tensor_parallel(row: MeasurementRow) -> int:
     found = re.search(r"\b(?:tp|tensor[- ]parallel(?:ism)?(?:[- ]size)?)\s*=?\s*(\d+)", engine)
     if found:
         return int(found.group(1))
-    if re.search(r"(?:-sm|--split-mode)\s+row", engine):  # llama.cpp's row split
-        return int(row.hardware.get("gpu_count", 1) or 1)
     return 1
 
 
@@ -331,18 +494,49 @@ def _match(kind: type[Device], text: str) -> Device:
 
 
 def _spaced(name: str) -> str:
-    """Lower case, '-', '_' and ':' (Ollama's tags) as spaces, runs of spaces as one:
-    "Meta-Llama-3.1-8B", "llama-3.1:8b" and "llama 3.1 8b" read alike."""
-    return " ".join(re.sub(r"[-_:]", " ", name.lower()).split())
+    """Lower case, '-', '_', ':' (Ollama's tags), '/' (Hugging Face's owner/name) and
+    brackets as spaces, runs of spaces as one: "Meta-Llama-3.1-8B", "llama-3.1:8b",
+    "meta-llama/Llama-3.1-8B" and "llama 3.1 8b" read alike."""
+    return " ".join(re.sub(r"[-_:/(),]", " ", name.lower()).split())
 
 
 def model_slug(row: MeasurementRow) -> str:
-    """The shipped model the row's model name names (the longest alias found in it)."""
+    """The shipped model the row's model name names (the longest alias found in it); a name
+    that fits several (llama-bench's "llama 70B") takes the one whose parameter count the
+    row states."""
     name = f" {_spaced(row.model)} "
     hits = [alias for alias in MODEL_ALIASES if f" {_spaced(alias)} " in name]
-    if not hits:
-        raise NotModeled(f"no shipped model config for {row.model!r}")
-    return MODEL_ALIASES[max(hits, key=len)]
+    if hits:
+        alias = max(hits, key=len)
+        if " distill " in name and "distill" not in alias:
+            # "DeepSeek-R1-Distill-Qwen-7B" is a Qwen model taught by R1: the base's shape
+            raise NotModeled(
+                f"{row.model!r} is distilled into another base model, whose shape the name "
+                f"{alias!r} does not give"
+            )
+        return MODEL_ALIASES[alias]
+    sized = [alias for alias in SIZED_ALIASES if f" {_spaced(alias)} " in name]
+    if sized:
+        return _slug_by_params(row, SIZED_ALIASES[max(sized, key=len)])
+    raise NotModeled(f"no shipped model config for {row.model!r}")
+
+
+def _slug_by_params(row: MeasurementRow, slugs: tuple[str, ...]) -> str:
+    """The one of `slugs` whose parameter count is within PARAMS_MATCH_RTOL of the row's."""
+    stated = row.params_total_b
+    if stated is None:
+        raise NotModeled(
+            f"{row.model!r} fits {', '.join(slugs)}, and the row states no parameter count "
+            "to tell them apart"
+        )
+    fits = [
+        s for s in slugs if abs(model_params(load_model(s)) / 1e9 / stated - 1) <= PARAMS_MATCH_RTOL
+    ]
+    if len(fits) != 1:
+        raise NotModeled(
+            f"{row.model!r} with {stated} B parameters fits {len(fits)} of {', '.join(slugs)}"
+        )
+    return fits[0]
 
 
 # Spellings sources use for tokens per second ("t/s", "tok/sec", "tokens per second", "TPS",
@@ -361,9 +555,23 @@ PER_GPU = re.compile(
 )
 
 
+# Thousands of tokens per second ("k TPS (published as '8.6k')", "k Tok/s").
+THOUSAND_TOKENS_PER_S = re.compile(r"^\s*k\s*(?:TPS|tok/s|tokens/s)\b", re.IGNORECASE)
+
+
 def is_tokens_per_s(unit: str) -> bool:
-    """Tokens per second, of the machine or (`per_gpu`) of each of its GPUs."""
-    return unit == SPEED_UNIT or TOKENS_PER_S.match(unit) is not None
+    """Tokens per second, of the machine or (`per_gpu`) of each of its GPUs, or thousands of
+    them."""
+    return (
+        unit == SPEED_UNIT
+        or TOKENS_PER_S.match(unit) is not None
+        or THOUSAND_TOKENS_PER_S.match(unit) is not None
+    )
+
+
+def tokens_per_s_scale(unit: str) -> float:
+    """What the published number is multiplied by to give tokens/s (1000 for "k TPS")."""
+    return 1000.0 if THOUSAND_TOKENS_PER_S.match(unit) else 1.0
 
 
 def per_gpu(unit: str) -> bool:
@@ -385,17 +593,62 @@ MLX_BITS = re.compile(r"\b([2-8])[- ]?bit\b", re.IGNORECASE)
 
 def _quant(row: MeasurementRow, moe: bool) -> object:
     """The weight types the row's quantization names. MLX spells its affine formats by their
-    bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16."""
+    bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16. An unpublished
+    mix is its base type (`_mix_base`), scaled to the file size in `_weights`."""
     if runtime_of(row) == MLX and (bits := MLX_BITS.search(f"{row.quant} {row.model}")):
         return f"MLX{bits.group(1)}"
     if re.search(r"\b16[- ]?bit\b", row.quant, re.IGNORECASE):
         return "BF16"
     if row.quant.split()[0].strip().upper() == "FP16":  # IEEE half, ggml's F16
         return "F16"
-    name = row.quant.split()[0].strip()
+    name = _mix_base(row.quant) or row.quant.split()[0].strip()
     if moe and name.upper() in EXPERT_ONLY_TYPES:
         return {"default": "Q8_0", "experts": name}
     return name
+
+
+# Mixes whose per-tensor types are not published, by the base type their name gives:
+# Unsloth's dynamic quants ("UD-Q4_K_XL": Q4_K), ubergarm's "mix-IQ3_K", llama.cpp's _M/_L
+# K-quant mixes without a published whole-file bpw, repacked rows ("Q2_K_R4"), and a custom
+# mix llama-bench reports by the type of its first tensor.
+MIX_NAMES = (
+    re.compile(r"llama-bench(?: as|:)\s*(\w+)", re.IGNORECASE),
+    re.compile(r"^UD-(\w+?)(?:_X+L)?$", re.IGNORECASE),
+    re.compile(r"^mix-(\w+)$", re.IGNORECASE),
+    re.compile(r"^(Q\d_K)_(?:M|R4|R8)$", re.IGNORECASE),
+)
+
+
+def _mix_base(quant: str) -> str | None:
+    """The base type of an unpublished mix's name; None for a published type."""
+    first = quant.split()[0].strip() if quant.split() else ""
+    if first.upper() in PUBLISHED_TYPES:
+        return None
+    for pattern in MIX_NAMES:
+        found = pattern.search(quant if pattern is MIX_NAMES[0] else first)
+        if found:
+            return found.group(1)
+    return None
+
+
+PUBLISHED_TYPES = frozenset(name.upper() for name in WEIGHT_TYPES)
+FILE_SIZE = re.compile(r"([\d.]+)\s*(GiB|GB)\b")
+
+
+def _weights(row: MeasurementRow, model: ModelShape) -> WeightScheme:
+    """The row's weight scheme; an unpublished mix scaled to the file size it states
+    (serve/file_size.py), not modeled without one."""
+    scheme = weight_scheme(_quant(row, model.is_moe))
+    if _mix_base(row.quant) is None:
+        return scheme
+    size = FILE_SIZE.search(row.quant)
+    if size is None:
+        raise NotModeled(
+            f"{row.quant.split()[0]!r} is a mix whose per-tensor types are not published: its "
+            "bytes are the file's size, which the row does not state"
+        )
+    file_bytes = float(size.group(1)) * (GIB if size.group(2) == "GiB" else 1e9)
+    return scaled_to_file(scheme, model_parts(model), file_bytes)
 
 
 def _int_after(pattern: str, text: str) -> int | None:
@@ -481,6 +734,18 @@ def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
     ram_tb, ram_gb = _int_after(r"(\d+)\s*TB", ram), _int_after(r"(\d+)\s*GB", ram)
     ram_gib = float(ram_tb * 1024 if ram_tb else ram_gb or 1024)
     bandwidth_sockets = sockets if runtime in NUMA_REPLICATING_RUNTIMES else 1
+    if sockets > 1 and bandwidth_sockets == 1 and "numa" not in _row_text(row):
+        raise NotModeled(
+            f"{sockets} sockets and no NUMA policy stated (numactl --interleave, llama.cpp "
+            "--numa distribute, or first touch on one node): the policy sets how much of the "
+            "sockets' memory bandwidth the threads draw"
+        )
+    threads = row.hardware.get("threads")
+    if isinstance(threads, int) and not isinstance(threads, bool) and threads < device.cores:
+        raise NotModeled(
+            f"the row runs {threads} threads on {device.cores * sockets} cores: how much of "
+            "the memory bandwidth so few cores draw is not in the device table"
+        )
     cpu = CpuSpec(
         name=f"{sockets}x {device.name}",
         cores=device.cores * sockets,
@@ -558,7 +823,10 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         assert lengths is not None  # _unmodeled_reason refused the row otherwise
         prompt, gen = lengths
         phase, tokens, depth = "serving", prompt, 0
-        batch = _serving_concurrency(row)
+        stated = _serving_concurrency(row)
+        batch = (
+            stated if stated is not None else _offline_concurrency(row, runtime, model, prompt, gen)
+        )
     else:
         phase, tokens, depth = _phase_tokens(row)
         batch = int(row.workload.get("batch", 1) or 1)
@@ -587,7 +855,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         placement = "gpu"
     workload = InferWorkload(
         model=model,
-        quant=weight_scheme(_quant(row, model.is_moe)),
+        quant=_weights(row, model),
         placement=placement,
         context=tokens + gen // 2 if serving else tokens if phase == "decode" else tokens + depth,
         prompt_tokens=tokens,

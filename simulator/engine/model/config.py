@@ -170,6 +170,24 @@ def _dense_first_layers(config: Mapping[str, object], num_layers: int, *, path: 
 
 
 SLIDING_LAYER_TYPE = "sliding_attention"
+# `layer_types` entries the cost rules describe: attention over the whole context or a window.
+ATTENTION_LAYER_TYPES = frozenset({"full_attention", SLIDING_LAYER_TYPE})
+# Keys that, when set, make layers the engine has no cost rule for; refused rather than read
+# as a plain transformer (read 2026-11-26 from the configs vendored at
+# github.com/ai-dynamo/aiconfigurator@095f58a5 aic-core/src/aiconfigurator_core/model_configs;
+# Zamba2's layers_block_type from a fixture quoting Zyphra/Zamba2-2.7B, find_string
+# '"hidden_size": 6144,' id 65760752905). Granite 4.0-H's "mamba" layer_types are refused
+# with the other unknown layer types below.
+UNSUPPORTED_KEYS: dict[str, str] = {
+    "linear_num_value_heads": "Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5/3.6)",
+    "hybrid_override_pattern": "Mamba-2 layers between the attention layers (Nemotron-H)",
+    "layers_block_type": "Mamba layers between the attention layers (Zamba2)",
+    "index_topk": "a sparse-attention indexer that picks the cached tokens (DeepSeek V3.2, V4, "
+    "GLM-5)",
+    "compress_ratios": "compressed attention layers (DeepSeek V4)",
+    "attention_chunk_size": "attention confined to fixed chunks of the context (Llama 4)",
+    "global_head_dim": "full-attention layers with their own head width (Gemma 4)",
+}
 
 
 def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
@@ -195,10 +213,42 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
     return num_layers
 
 
+def _text_model(config: Mapping[str, object], path: str) -> tuple[Mapping[str, object], str]:
+    """The language model of a multimodal config.json (Gemma 3, Mistral 3: `text_config`,
+    with the top-level keys around it); the config itself otherwise. The vision tower is
+    left out: it runs on images only, and the corpus measures text."""
+    text = config.get("text_config")
+    if text is None:
+        return config, path
+    if not isinstance(text, Mapping):
+        raise EngineInputError(field=f"{path}.text_config", message="must be an object")
+    return {**config, **text}, f"{path}.text_config"
+
+
+def _refuse_unsupported_layers(config: Mapping[str, object], *, path: str) -> None:
+    """`EngineInputError` naming the key when the config describes layers with no cost rule."""
+    for key, layers in UNSUPPORTED_KEYS.items():
+        if config.get(key):
+            raise EngineInputError(
+                field=f"{path}.{key}",
+                message=f"describes {layers}, which the engine does not model",
+            )
+    types = config.get("layer_types")
+    if isinstance(types, list):
+        unknown = sorted({str(kind) for kind in types} - ATTENTION_LAYER_TYPES)
+        if unknown:
+            raise EngineInputError(
+                field=f"{path}.layer_types",
+                message=f"layer type {unknown[0]!r} has no cost rule in the engine",
+            )
+
+
 def parse_model_config(
     config: Mapping[str, object], *, slug: str, path: str = "model.config"
 ) -> ModelShape:
     """Read the fields the cost rules need; raise `EngineInputError` naming any missing one."""
+    config, path = _text_model(config, path)
+    _refuse_unsupported_layers(config, path=path)
     hidden = _int(config, "hidden_size", path=path)
     num_layers = _int(config, "num_hidden_layers", path=path)
     experts = _routed_experts(config, path=path)

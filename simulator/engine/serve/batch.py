@@ -79,7 +79,7 @@ class _Shared:
         return run_placed(placed, request, devices)
 
 
-def _layouts(workload: InferWorkload, parts: ModelParts, routing_pool_fraction: float) -> Layout:
+def _layouts(workload: InferWorkload, parts: ModelParts, table: Efficiency) -> Layout:
     """The workload in a placement (and, for hybrid, an offload layer; None keeps the
     workload's), each worked out on first use; a refusal answers on every machine."""
 
@@ -88,7 +88,12 @@ def _layouts(workload: InferWorkload, parts: ModelParts, routing_pool_fraction: 
         layer = workload.offload_from_layer if offload_from_layer is None else offload_from_layer
         placed = replace(workload, placement=placement, offload_from_layer=layer)
         try:
-            return placed_workload(placed, parts, routing_pool_fraction=routing_pool_fraction)
+            return placed_workload(
+                placed,
+                parts,
+                routing_pool_fraction=table.routing_pool_fraction,
+                expert_gemm_half_rows=table.expert_gemm_half_rows,
+            )
         except EngineInputError as exc:
             return exc
 
@@ -151,7 +156,7 @@ def best_placements(
     shared = _Shared(
         workload=parsed,
         efficiency=table,
-        layout=_layouts(parsed, parts, table.routing_pool_fraction),
+        layout=_layouts(parsed, parts, table),
         model_config_json=model_config_json(section),
     )
     capacity = np.array([_gpu_capacity_bytes(shared, h) for h in hardware], dtype=np.float64)

@@ -161,8 +161,8 @@ def kv_cache(x: ShareStep) -> Cost:
     return Cost(
         kv_bytes=inputs.kv_bytes_per_token * positions,
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
-        # prompt's attention kernels, so it runs at the GEMM efficiency.
-        flops=float(per_position * inputs.placement.parts.num_layers * positions),
+        # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
+        cache_flops=float(per_position * inputs.placement.parts.num_layers * positions),
     )
 
 

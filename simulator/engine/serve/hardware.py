@@ -74,6 +74,9 @@ class Device:
     peak_flops: float
     capacity_bytes: float
     constants: DeviceClass | None = None
+    # Attention's QKᵀ and score·V run on activations, never on the weights' integer path:
+    # their peak where it differs from the weight GEMMs' (a CPU on int8 dot products).
+    attention_peak_flops: float | None = None
 
     @property
     def device_class(self) -> DeviceClass:
@@ -109,13 +112,35 @@ def gpu_device(
     )
 
 
-def cpu_device(cpu: CpuSpec, ram_gib: float, constants: DeviceClass | None = None) -> Device:
+# An int8 dot-product instruction multiplies 4 int8 pairs into each 32-bit lane (x86
+# vpdpbusd, AVX-512 VNNI / AVX-VNNI; vpmaddubsw + vpmaddwd on AVX2; Arm sdot) where an FP32 FMA
+# multiplies 1, at the same issue rate on the same vector units (Intel® 64 and IA-32
+# Architectures Optimization Reference Manual, "Intel DL Boost"; Arm A-profile "SDOT"): CPU
+# kernels of block-quantized weights (ggml's Q*/IQ* and MXFP4 vec_dot with 8-bit activations,
+# llamafile's tinyBLAS) run at 4 × the FP32 FMA peak, counting a multiply-add as 2.
+INT8_DOT_PER_FMA = 4.0
+
+
+def integer_dot_weights(weights: str) -> bool:
+    """Whether a CPU multiplies weights of type `weights` on the int8 dot-product path:
+    ggml's block-quantized types (Q4_0, Q4_K, IQ4_XS, MXFP4, …), not F16/BF16/F32/FP8."""
+    name = weights.upper()
+    return name.startswith(("Q", "IQ")) or name == "MXFP4"
+
+
+def cpu_device(
+    cpu: CpuSpec, ram_gib: float, constants: DeviceClass | None = None, weights: str = ""
+) -> Device:
+    """The CPU at the FP32 FMA peak, or for block-quantized `weights` at the int8 dot-product
+    peak (INT8_DOT_PER_FMA ×); attention stays at the FP32 peak."""
+    factor = INT8_DOT_PER_FMA if integer_dot_weights(weights) else 1.0
     return Device(
         location=CPU,
         bandwidth_bps=cpu.mem_gbps * GB,
-        peak_flops=cpu.peak_flops,
+        peak_flops=cpu.peak_flops * factor,
         capacity_bytes=ram_gib * GIB,
         constants=constants,
+        attention_peak_flops=cpu.peak_flops,
     )
 
 
@@ -135,8 +160,11 @@ def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
     cls = device.device_class
     memory = cost.memory_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency)
     compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
+    activations_peak = device.attention_peak_flops or device.peak_flops
     if cost.attention_flops:
-        compute += cost.attention_flops / (device.peak_flops * cls.attention_flops_efficiency)
+        compute += cost.attention_flops / (activations_peak * cls.attention_flops_efficiency)
+    if cost.cache_flops:
+        compute += cost.cache_flops / (activations_peak * cls.flops_efficiency)
     return memory, compute
 
 

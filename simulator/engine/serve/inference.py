@@ -101,7 +101,7 @@ def devices_for(
             path = tensor_path(runtime, weights)
             devices[GPU] = gpu_device(hardware, constants, path, tensor_parallel)
         elif location == CPU and hardware.cpu is not None:
-            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants)
+            devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants, weights)
         elif location == UNIFIED and hardware.unified is not None:
             devices[UNIFIED] = unified_device(hardware.unified, constants)
         else:
@@ -165,9 +165,15 @@ def kv_cache_size(workload: InferWorkload) -> float:
 
 
 def placed_workload(
-    workload: InferWorkload, parts: ModelParts, *, routing_pool_fraction: float
+    workload: InferWorkload,
+    parts: ModelParts,
+    *,
+    routing_pool_fraction: float,
+    expert_gemm_half_rows: float = 0.0,
 ) -> PlacedWorkload:
-    """`workload` in `workload.placement`; `parts`: `model_parts(workload.model)`."""
+    """`workload` in `workload.placement`; `parts`: `model_parts(workload.model)`; the two
+    global fitted constants of the efficiency table (decode's routing pool, prefill's expert
+    GEMM underfill)."""
     w = workload
     placement = place(parts, w.quant, w.placement, offload_from_layer=w.offload_from_layer)
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
@@ -193,6 +199,7 @@ def placed_workload(
             kv_bytes_per_token=per_token,
             ubatch=w.ubatch,
             experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
+            expert_gemm_half_rows=expert_gemm_half_rows,
         ),
     )
 
@@ -269,5 +276,10 @@ def simulate_inference(
         weights=w.quant.dense.name,
     )
     parts = model_parts(w.model)
-    placed = placed_workload(w, parts, routing_pool_fraction=table.routing_pool_fraction)
+    placed = placed_workload(
+        w,
+        parts,
+        routing_pool_fraction=table.routing_pool_fraction,
+        expert_gemm_half_rows=table.expert_gemm_half_rows,
+    )
     return run_placed(placed, request, devices)

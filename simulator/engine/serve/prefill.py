@@ -87,6 +87,9 @@ class PrefillInputs:
     experts_compute_on_cpu: bool
     depth: int = 0  # tokens already in the cache
     kv_bytes_per_token: float = 0.0
+    ubatch: int = 0  # tokens per micro-batch (0: the whole prompt at once)
+    # m½ of the routed experts' GEMMs (expert_gemm_underfill); 0: no underfill.
+    expert_gemm_half_rows: float = 0.0
 
     @property
     def offloaded(self) -> Share | None:
@@ -115,6 +118,33 @@ def weight_gemms(x: PrefillInputs) -> Cost:
     if x.experts_stay_on_cpu:
         per_token -= x.placement.offloaded_expert_layers * parts.experts_per_token * parts.expert
     return Cost(flops=float(FLOPS_PER_MAC * per_token * x.tokens))
+
+
+def rows_per_expert(tokens: int, ubatch: int, experts: int, experts_per_token: int) -> float:
+    """m: the mean number of token rows each routed expert's GEMM gets in one micro-batch,
+    min(P, ubatch)·k/E (each token picks k of E experts)."""
+    per_micro_batch = min(tokens, ubatch) if ubatch else tokens
+    return per_micro_batch * experts_per_token / experts
+
+
+@PREFILL_RULES.register("expert_gemm_underfill")
+def expert_gemm_underfill(x: PrefillInputs) -> Cost:
+    """A routed expert's GEMM gets only m rows per micro-batch (rows_per_expert), and a GPU
+    GEMM tile wants far more (CUTLASS and llama.cpp's MMQ tile 64–128 rows): with few rows
+    the tensor cores idle on padding and each expert's weights are re-read per tile. The
+    GEMM then runs at m/(m + m½) of the dense efficiency, i.e. its FLOPs cost as
+    (1 + m½/m) times as many: this rule adds the m½/m share. m½ (`expert_gemm_half_rows`)
+    is one fitted constant (docs/model.md, "Prefill"); CPUs, which compute a row at a time,
+    pay none."""
+    parts = x.placement.parts
+    if not x.expert_gemm_half_rows or not parts.num_experts or HOME[x.placement.name] == CPU:
+        return ZERO
+    layers = parts.moe_layers
+    if x.experts_stay_on_cpu:
+        layers -= x.placement.offloaded_expert_layers
+    m = rows_per_expert(x.tokens, x.ubatch, parts.num_experts, parts.experts_per_token)
+    expert_flops = FLOPS_PER_MAC * layers * parts.experts_per_token * parts.expert * x.tokens
+    return Cost(flops=float(expert_flops * x.expert_gemm_half_rows / m))
 
 
 @PREFILL_RULES.register("lm_head")
@@ -197,11 +227,13 @@ def prefill_work(
     experts_compute_on_cpu: bool = False,
     depth: int = 0,
     kv_bytes_per_token: float = 0.0,
+    expert_gemm_half_rows: float = 0.0,
 ) -> PrefillWork:
     inputs = PrefillInputs(
         placement=placement, model=model, tokens=tokens,
         micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
-        depth=depth, kv_bytes_per_token=kv_bytes_per_token,
+        depth=depth, kv_bytes_per_token=kv_bytes_per_token, ubatch=ubatch,
+        expert_gemm_half_rows=expert_gemm_half_rows,
     )  # fmt: skip
     return PrefillWork(
         home=HOME[placement.name],

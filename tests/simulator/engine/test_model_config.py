@@ -123,3 +123,76 @@ def test_an_inline_config_is_sized_by_its_shape_whatever_slug_it_is_given() -> N
     assert layer_gb("glm-4.7", half) < 0.7 * layer_gb("glm-4.7", None)
     assert load_model("glm-4.7").shipped
     assert not workload_model({"model": "glm-4.7", "model_config": half}).shipped
+
+
+# Configs added for the public measurements' models, each with its card's parameter count.
+ADDED_FOR_THE_CORPUS = [
+    "gemma-3-27b", "minimax-m2.5", "mistral-small-3.1-24b", "qwen3-0.6b", "tinyllama-1.1b",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("slug", ADDED_FOR_THE_CORPUS)
+def test_each_config_added_for_the_corpus_lands_within_3_percent_of_its_card(slug: str) -> None:
+    model = load_model(slug)
+    assert model.card_params_b is not None
+    assert_allclose(model_params(model, include_mtp=True) / 1e9, model.card_params_b, rtol=0.03)
+
+
+def test_a_multimodal_config_is_read_from_its_text_config() -> None:
+    config = {
+        "architectures": ["Gemma3ForConditionalGeneration"],
+        "vision_config": {"hidden_size": 1152, "num_hidden_layers": 27},
+        "text_config": {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+                        "head_dim": 64, "intermediate_size": 1024, "vocab_size": 1000},
+    }  # fmt: skip
+    model = parse_model_config(config, slug="mm")
+    assert (model.hidden_size, model.num_layers, model.attention.head_dim) == (512, 4, 64)
+
+
+def test_a_missing_text_config_field_is_named_under_text_config() -> None:
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config({"text_config": {"hidden_size": 512}}, slug="mm")
+    assert error.value.field == "model.config.text_config.num_hidden_layers"
+
+
+def test_gemma_3_keeps_one_full_attention_layer_in_six() -> None:
+    # 62 layers, every 6th global (sliding_window_pattern 6): 10 global, 52 sliding
+    gemma = load_model("gemma-3-27b")
+    full_layers = gemma.num_layers // 6
+    assert (gemma.sliding_layers, gemma.sliding_window) == (gemma.num_layers - full_layers, 1024)
+    assert gemma.tie_word_embeddings
+
+
+PLAIN = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+         "intermediate_size": 1024, "vocab_size": 1000}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("linear_num_value_heads", 32),
+        ("hybrid_override_pattern", "MEM*"),
+        ("index_topk", 2048),
+        ("compress_ratios", [0, 4, 128, 4]),
+        ("attention_chunk_size", 8192),
+        ("global_head_dim", 512),
+    ],
+)
+def test_a_config_with_layers_the_engine_cannot_model_is_refused_naming_the_key(
+    key: str, value: object
+) -> None:
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config(PLAIN | {key: value}, slug="hybrid")
+    assert error.value.field == f"model.config.{key}"
+
+
+def test_a_linear_attention_layer_type_is_refused() -> None:
+    layer_types = ["linear_attention", "linear_attention", "linear_attention", "full_attention"]
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config(PLAIN | {"layer_types": layer_types}, slug="qwen-next")
+    assert error.value.field == "model.config.layer_types"
+    assert "linear_attention" in error.value.message
+
+
+def test_a_null_chunk_size_is_not_a_chunked_model() -> None:
+    assert parse_model_config(PLAIN | {"attention_chunk_size": None}, slug="plain").num_layers == 4

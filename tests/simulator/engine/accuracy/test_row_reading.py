@@ -16,6 +16,8 @@ from simulator.engine.calibration.setups import (
 )
 from simulator.engine.devices import Cpu, System, require_device
 from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.serve.kv_cache import kv_bytes_per_token
+from simulator.engine.serve.placement import model_parts, place
 
 
 def _row(**changes: Any) -> Any:
@@ -38,7 +40,20 @@ def test_every_spelling_of_tokens_per_second_is_a_speed(unit: str) -> None:
     assert predict_row(_row(unit=unit)).modeled
 
 
-@pytest.mark.parametrize("unit", ["s", "s/it", "it/s", "samples/s", "ms/token", "GiB"])
+def test_thousands_of_tokens_per_second_are_read_as_published() -> None:
+    """ "k TPS (published as '8.6k')": the row keeps 8.6, the prediction is in thousands."""
+    in_thousands = predict_row(_row(unit="k TPS (published as '0.1k')", value=0.1))
+    plain = predict_row(_row(unit="tok/s", value=100.0))
+    assert in_thousands.modeled
+    assert in_thousands.predicted is not None
+    assert plain.predicted is not None
+    assert in_thousands.predicted == pytest.approx(plain.predicted / 1000)
+    assert in_thousands.signed_error == pytest.approx(plain.signed_error)
+
+
+@pytest.mark.parametrize(
+    "unit", ["s", "s/it", "it/s", "samples/s", "ms/token", "GiB", "peak tokens/sec"]
+)
 def test_other_units_are_not_modeled_with_the_reason(unit: str) -> None:
     prediction = predict_row(_row(unit=unit))
     assert not prediction.modeled
@@ -85,7 +100,8 @@ def test_a_row_without_its_quantization_is_not_modeled() -> None:
 def test_a_cpu_only_row_runs_on_the_cpu_with_one_sockets_bandwidth_for_llama_cpp() -> None:
     cpu = require_device(Cpu, "epyc-9354p", field="x")
     hardware = {"cpu": cpu.name, "sockets": 2, "ram": "768 GB"}
-    setup = row_setup(_row(hardware=hardware, category="inference_cpu"))
+    row = _row(hardware=hardware, category="inference_cpu", engine="llama.cpp CPU (no numactl)")
+    setup = row_setup(row)
     assert isinstance(setup, InferSetup)
     assert setup.request.workload.placement == "cpu"
     spec = setup.request.hardware.cpu
@@ -132,6 +148,18 @@ def test_llama_cpps_experimental_tensor_split_is_not_modeled() -> None:
     assert "-sm tensor" in prediction.reason
 
 
+@pytest.mark.parametrize("flag", ["-sm row", "--split-mode row"])
+def test_llama_cpps_row_split_is_not_modeled_as_tensor_parallelism(flag: str) -> None:
+    """Row split gathers every matrix product on the main GPU: neither the layer split nor
+    Megatron's two all-reduces per layer."""
+    prediction = predict_row(_row(engine=f"llama.cpp CUDA (4 GPUs, {flag})",
+                                  hardware={"gpu": "RTX 4090", "gpu_count": 4}))  # fmt: skip
+    assert not prediction.modeled
+    assert "row split (-sm row)" in prediction.reason
+    assert predict_row(_row(engine="llama.cpp CUDA (4 GPUs, -sm layer)",
+                            hardware={"gpu": "RTX 4090", "gpu_count": 4})).modeled  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("flags", "offload_from"),
     [("-ngl 99 -ot exps=CPU", None), ("--cpu-moe", None), ("-ot blk.12-47.ffn=CPU", 12),
@@ -171,14 +199,34 @@ def test_an_integrated_gpu_named_as_the_gpu_is_its_unified_memory_system() -> No
     assert unified.mem_gib == 128
 
 
-def test_a_serving_run_of_many_prompts_without_its_concurrency_is_not_modeled() -> None:
-    serving = {"phase": "serving", "prompt_tokens": 1000, "gen_tokens": 1000,
-               "num_prompts": 3000}  # fmt: skip
-    prediction = predict_row(_row(engine="vLLM 0.10", workload=serving,
-                                  category="serving_batched"))  # fmt: skip
+SERVING = {"phase": "serving", "prompt_tokens": 1000, "gen_tokens": 1000, "num_prompts": 3000}
+
+
+def test_a_vllm_offline_run_serves_as_many_requests_as_its_defaults_allow() -> None:
+    """3,000 prompts queued on an RTX 4090 (24 GiB, < 70 GiB: max_num_seqs 256): the KV
+    cache, 0.9 × 24 GiB less the weights, holds far fewer requests of 1,000 + 500 tokens."""
+    setup = row_setup(_row(engine="vLLM 0.10", workload=SERVING, category="serving_batched"))
+    assert isinstance(setup, InferSetup)
+    w = setup.request.workload
+    weights = sum(s.stored_bytes for s in place(model_parts(w.model), w.quant, "gpu").shares)
+    per_request = kv_bytes_per_token(w.model) * 1500
+    assert w.batch == int((0.9 * 24 * 2**30 - weights) // per_request)
+    assert 1 < w.batch < 256
+
+
+@pytest.mark.parametrize(
+    ("engine", "workload", "reason"),
+    [("TensorRT-LLM trtllm-bench", SERVING, "trtllm-bench"),
+     ("llama.cpp llama-server", SERVING, "vLLM on GPUs only"),
+     ("vLLM 0.10", {**SERVING, "request_rate": 4.0}, "request rate")],
+)  # fmt: skip
+def test_an_offline_run_without_published_batching_is_not_modeled(
+    engine: str, workload: dict[str, Any], reason: str
+) -> None:
+    prediction = predict_row(_row(engine=engine, workload=workload, category="serving_batched"))
     assert not prediction.modeled
-    assert "concurrency" in prediction.reason
-    one = predict_row(_row(engine="vLLM 0.10", workload={**serving, "num_prompts": 1},
+    assert reason in prediction.reason
+    one = predict_row(_row(engine=engine, workload={**workload, "num_prompts": 1},
                            category="serving_batched"))  # fmt: skip
     assert one.modeled
 
@@ -203,3 +251,23 @@ def test_fp8_training_is_not_modeled() -> None:
     prediction = predict_row(row)
     assert not prediction.modeled
     assert "FP8 training" in prediction.reason
+
+
+def test_fewer_threads_than_cores_is_not_modeled() -> None:
+    """Four threads of a 36-core Xeon draw a share of its bandwidth no datasheet gives."""
+    row = _row(hardware={"cpu": "Intel Xeon w9-3475X", "threads": 4},
+               engine="llama.cpp CPU")  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "4 threads on 36 cores" in prediction.reason
+    assert predict_row(_row(hardware={"cpu": "Intel Xeon w9-3475X", "threads": 36},
+                                engine="llama.cpp CPU")).modeled  # fmt: skip
+
+
+def test_two_sockets_without_a_stated_numa_policy_are_not_modeled() -> None:
+    two = {"cpu": "AMD EPYC 9115", "sockets": 2}
+    prediction = predict_row(_row(hardware=two, engine="llama.cpp CPU"))
+    assert not prediction.modeled
+    assert "NUMA policy" in prediction.reason
+    stated = predict_row(_row(hardware=two, engine="llama.cpp CPU (--numa distribute)"))
+    assert stated.modeled

@@ -1,0 +1,105 @@
+"""How a corpus row's model name becomes a shipped model, or the reason it cannot."""
+
+from typing import Any
+
+import pytest
+
+from simulator.engine.calibration.corpus import row_from_json
+from simulator.engine.calibration.predict import predict_row
+from simulator.engine.calibration.setups import NotModeled, model_slug
+
+
+def _row(**changes: Any) -> Any:
+    body = {
+        "id": "T1", "category": "inference_gpu_dense", "engine": "llama.cpp CUDA",
+        "hardware": {"gpu": "RTX 4090", "gpu_count": 1}, "model": "Llama 3.1 8B",
+        "quant": "Q4_0", "workload": {"phase": "decode", "test": "tg128"},
+        "metric": "decode throughput", "value": 100.0, "unit": "tok/s",
+        "source": {"url": "https://example.org/x"},
+    }  # fmt: skip
+    return row_from_json({**body, **changes}, "rows[0]")
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("mistralai/Mistral-7B-v0.1", "mistral-7b"),
+        ("TheBloke/Mistral-7B-v0.1-GPTQ", "mistral-7b"),
+        ("NousResearch/Llama-2-70b-hf", "llama-2-70b"),
+        ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+        ("Llama3 70B", "llama-3.1-70b"),
+    ],
+)
+def test_a_hugging_face_repository_name_resolves_to_its_shipped_model(name: str, slug: str) -> None:
+    assert model_slug(_row(model=name)) == slug
+
+
+@pytest.mark.parametrize(("params_b", "slug"), [(70.6, "llama-3.1-70b"), (68.98, "llama-2-70b")])
+def test_llama_benchs_bare_size_label_takes_the_model_with_the_stated_parameter_count(
+    params_b: float, slug: str
+) -> None:
+    # Llama 3.x 70B has 70.55 B parameters (128,256-token vocabulary), Llama 2 70B 68.98 B
+    assert model_slug(_row(model="Llama 70B (llama 70B)", params_total_b=params_b)) == slug
+
+
+def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
+    with pytest.raises(NotModeled, match="no parameter count"):
+        model_slug(_row(model="Llama 70B (llama 70B)"))
+
+
+@pytest.mark.parametrize(
+    ("name", "config_key"),
+    [
+        ("Qwen3.6-35B-A3B", "linear_attention"),
+        ("Qwen3.6-27B dense (mlx-community/Qwen3.6-27B-4bit)", "full_attention_interval"),
+        ("Ornith-1.0-35B (qwen35moe 35B.A3B)", "qwen3_5_moe"),
+        ("Qwen3-Coder-Next 80B-A3B", "qwen3_next"),
+        ("Qwen3-Next-80B-A3B-Instruct", "linear_num_value_heads"),
+        ("DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)", "compress_ratios"),
+        ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
+        ("DeepSeek-V3.2", "deepseek_v32"),
+        ("GLM-5.1", "glm_moe_dsa"),
+        ("Gemma 4 31B it", "global_head_dim"),
+        ("Gemma4-26B-A4B (MoE)", "num_global_key_value_heads"),
+        ("Llama 4 Scout 17B-16E Instruct", "attention_chunk_size"),
+        ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
+        ("IBM Granite 4.0-H Small (hybrid Mamba MoE)", "mamba_d_state"),
+    ],
+)
+def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
+    name: str, config_key: str
+) -> None:
+    prediction = predict_row(_row(model=name))
+    assert not prediction.modeled
+    assert config_key in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("TinyLlama 1.1B", "tinyllama-1.1b"),
+        ("TinyLlama 1.1B (llama 1B)", "tinyllama-1.1b"),
+        ("gemma-3-27b-it-qat", "gemma-3-27b"),
+        ("Gemma 3 27B it", "gemma-3-27b"),
+        ("Qwen3 0.6B", "qwen3-0.6b"),
+        ("Qwen3-0.6B (mlx-community/Qwen3-0.6B-8bit)", "qwen3-0.6b"),
+        ("Qwen 3 32B", "qwen3-32b"),
+        ("Mistral Small 3.1 24B Instruct 2503", "mistral-small-3.1-24b"),
+        ("Kimi K2.6 / K2.7-Code (1T, 32B active)", "kimi-k2"),
+    ],
+)
+def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
+    assert model_slug(_row(model=name)) == slug
+
+
+def test_a_pruned_variant_named_after_a_shipped_model_is_not_read_as_it() -> None:
+    # MiniMax M2.5 has 228.69 B parameters; REAP pruned its experts to 139.15 B
+    assert model_slug(_row(model="MiniMax M2.5", params_total_b=228.69)) == "minimax-m2.5"
+    with pytest.raises(NotModeled, match=r"139\.15 B"):
+        model_slug(_row(model="MiniMax-M2.5-REAP-139B-A10B", params_total_b=139.15))
+
+
+def test_a_distilled_model_is_not_read_as_its_teacher() -> None:
+    with pytest.raises(NotModeled, match="distilled"):
+        model_slug(_row(model="DeepSeek-R1-Distill-Qwen-7B"))
+    assert model_slug(_row(model="DeepSeek-R1-Distill-Qwen-32B")) == "qwen2.5-32b"

@@ -1,0 +1,94 @@
+"""Routed experts' prefill GEMMs with few rows per expert run below the dense GEMMs'
+efficiency (serve/prefill.py, expert_gemm_underfill; docs/model.md, "Prefill")."""
+
+import pytest
+
+from simulator.engine.calibration import (
+    efficiency_from_json,
+    efficiency_to_json,
+    load_corpus,
+    load_efficiency,
+)
+from simulator.engine.calibration.fit import (
+    EXPERT_GEMM_GRID,
+    depends_on_expert_gemms,
+)
+from simulator.engine.calibration.setups import InferSetup, row_setup
+from simulator.engine.errors import EngineInputError
+from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.model.registry import load_model
+from simulator.engine.serve.decode import FLOPS_PER_MAC
+from simulator.engine.serve.placement import model_parts, place
+from simulator.engine.serve.prefill import PREFILL_RULES, PrefillInputs, rows_per_expert
+
+QWEN3_MOE = load_model("qwen3-30b-a3b")  # 128 routed experts, 8 per token, 48 layers
+LLAMA = load_model("llama-3.1-8b")
+
+
+def _rules(model, placement="gpu", *, tokens=2048, ubatch=512, half_rows=38.0):
+    placed = place(model_parts(model), weight_scheme("Q4_0"), placement)
+    inputs = PrefillInputs(
+        placement=placed, model=model, tokens=tokens, micro_batches=-(-tokens // ubatch),
+        experts_compute_on_cpu=False, ubatch=ubatch, expert_gemm_half_rows=half_rows,
+    )  # fmt: skip
+    return placed.parts, PREFILL_RULES.breakdown(inputs)
+
+
+def test_each_expert_gets_ubatch_times_k_over_e_rows():
+    """A 512-token micro-batch of Qwen3-30B-A3B: each token picks 8 of 128 experts, so an
+    expert's GEMM gets 512·8/128 = 32 rows; a prompt shorter than the micro-batch gives
+    fewer."""
+    assert (QWEN3_MOE.num_experts, QWEN3_MOE.experts_per_token) == (128, 8)
+    assert rows_per_expert(2048, 512, 128, 8) == 32.0
+    assert rows_per_expert(128, 512, 128, 8) == 8.0
+    assert rows_per_expert(2048, 0, 128, 8) == 128.0  # no micro-batches: the whole prompt
+
+
+def test_the_underfill_costs_half_rows_over_m_of_the_expert_flops():
+    """At m = 32 and m½ = 38 the experts' GEMMs take (1 + 38/32) times their FLOPs' time:
+    the rule adds 38/32 of the routed experts' FLOPs, 2 per weight per token."""
+    parts, rules = _rules(QWEN3_MOE)
+    expert_flops = FLOPS_PER_MAC * parts.moe_layers * 8 * parts.expert * 2048
+    assert rules["expert_gemm_underfill"].flops == pytest.approx(expert_flops * 38 / 32)
+    # A larger micro-batch fills the tiles better: 2,048-token micro-batches give m = 128.
+    _, big = _rules(QWEN3_MOE, ubatch=2048)
+    assert big["expert_gemm_underfill"].flops == pytest.approx(expert_flops * 38 / 128)
+    # The weight GEMMs themselves are counted once, whatever m½.
+    assert big["weight_gemms"] == rules["weight_gemms"]
+
+
+def test_no_underfill_for_dense_models_on_cpus_or_before_any_fit():
+    assert _rules(LLAMA)[1]["expert_gemm_underfill"].flops == 0.0
+    assert _rules(QWEN3_MOE, "cpu")[1]["expert_gemm_underfill"].flops == 0.0
+    assert _rules(QWEN3_MOE, half_rows=0.0)[1]["expert_gemm_underfill"].flops == 0.0
+
+
+def test_half_rows_are_fitted_on_moe_prefill_rows_computed_on_gpus_only():
+    _, rows = load_corpus()
+    shipped = load_efficiency()
+    assert shipped.expert_gemm_half_rows in EXPERT_GEMM_GRID
+    assert shipped.expert_gemm_half_rows > 0
+    by_id = {row.id: row for row in rows}
+    for row_id in shipped.expert_gemm_fitted_on:
+        setup = row_setup(by_id[row_id])
+        assert depends_on_expert_gemms(setup)
+        assert isinstance(setup, InferSetup)
+        w = setup.request.workload
+        assert setup.phase == "prefill"
+        assert w.model.is_moe
+        assert w.placement != "cpu"
+
+
+@pytest.mark.parametrize("value", [-1, 2048, "38"])
+def test_a_bad_half_rows_value_is_rejected(value):
+    body = efficiency_to_json(load_efficiency())
+    body["expert_gemm_half_rows"] = value
+    with pytest.raises(EngineInputError) as error:
+        efficiency_from_json(body)
+    assert error.value.field == "efficiency.expert_gemm_half_rows"
+
+
+def test_a_table_without_half_rows_has_no_underfill():
+    body = efficiency_to_json(load_efficiency())
+    del body["expert_gemm_half_rows"]
+    assert efficiency_from_json(body).expert_gemm_half_rows == 0.0
