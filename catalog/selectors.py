@@ -90,6 +90,15 @@ class RateTable:
         return (amount / per_eur * usd).quantize(CENT)
 
 
+def exchange_rate_epoch() -> str:
+    """Changes whenever the rate table changes (a rate added, edited or removed): a ranking
+    view converted with other rates is not served again. The table holds a few rows."""
+    rows = ExchangeRate.objects.order_by("pk").values_list(
+        "pk", "currency", "rate_date", "units_per_eur"
+    )
+    return hashlib.sha256(repr([tuple(map(str, row)) for row in rows]).encode()).hexdigest()
+
+
 def exchange_rate_table() -> RateTable:
     units: dict[str, Decimal] = {Currency.EUR: Decimal(1)}
     dates: dict[str, date] = {}

@@ -4,10 +4,12 @@ import hashlib
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -17,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalog.selectors import catalog_price_epoch
+from catalog.selectors import catalog_price_epoch, exchange_rate_epoch
 from planner_site import idempotency
 from simulator.concurrency import SimulateBusyError, simulate_slot
 from simulator.engine import EngineInputError, json_path
@@ -213,7 +215,12 @@ def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) 
     never changes and its prices are read now, so its views are kept by run id and price
     epoch (read before the prices: a change in between only makes the entry newer),
     shared by the web processes."""
-    price_epoch = catalog_price_epoch()
+    # Rates convert foreign prices, and a price turns stale as days pass (at the configured
+    # age): all of them key the view.
+    price_epoch = (
+        f"{catalog_price_epoch()}:{exchange_rate_epoch()}:{timezone.localdate()}"
+        f":{settings.PRICE_STALE_AFTER_DAYS}"
+    )
     view_key = (
         f"ranking-view:{run.pk}:{price_epoch}:{query.get('budget')}:{query['sort']}"
         f":{query['limit']}:{query['include_estimates']}:{query['exclude_stale']}"

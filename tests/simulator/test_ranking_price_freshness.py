@@ -2,6 +2,7 @@
 through the ECB's euro reference rates) and flag prices older than
 PRICE_STALE_AFTER_DAYS; `exclude_stale` leaves such prices out."""
 
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -20,6 +21,8 @@ SMALL = {"kind": "train", "model": "llama-3.1-8b", "quant": "NF4", "seq_len": 10
          "tokens": 50_000_000}  # fmt: skip
 NARROW = {"gpu_count_max": 1, "storage_tiers": ["gen4_x1"]}
 GPU = "RTX 4090"
+SHOWN_WITHIN_S = 1.0
+POLL_S = 0.05
 
 
 def _result(**options: Any) -> dict[str, Any]:
@@ -91,3 +94,31 @@ def test_a_longer_stale_age_keeps_the_same_prices_unflagged(catalog: None, setti
     assert result["rows"]
     assert not any(row["stale"] for row in result["rows"])
     assert SimulationRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_new_rate_reprices_get_rankings_at_once(catalog: None) -> None:
+    url = "/api/rankings?model=llama-3.1-8b&quant=NF4&limit=500"
+    client = APIClient()
+    ranking_finish_here(SimulationRun.objects.get(pk=client.get(url).json()["id"]))
+    price_observation_create(
+        part=Part.objects.get(name=GPU), amount=Decimal("1000.00"), currency=Currency.EUR,
+        vendor="a shop", observed_on=timezone.localdate(), user=None, via=PriceChangeVia.SERVICE,
+    )  # fmt: skip
+    before = _gpu_line(client.get(url).json())
+    usd = ExchangeRate.objects.get(currency=Currency.USD)
+
+    ExchangeRate.objects.create(
+        currency=Currency.USD, rate_date=usd.rate_date.replace(day=usd.rate_date.day + 1),
+        units_per_eur=Decimal("1.2000"), source="a later ECB reference rate (test)",
+    )  # fmt: skip
+    # GET /api/rankings promises a price change within a second (a web process may answer
+    # from its last quarter-second): the same for a new rate.
+    deadline = time.monotonic() + SHOWN_WITHIN_S
+    after = _gpu_line(client.get(url).json())
+    while after["unit_usd"] != 1200.0 and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        after = _gpu_line(client.get(url).json())
+
+    assert before["unit_usd"] == float(Decimal("1000.00") * usd.units_per_eur)
+    assert after["unit_usd"] == 1200.0
