@@ -48,6 +48,19 @@ def test_ticking_include_estimates_ranks_those_builds_tagged_estimated(client: C
 
     assert ESTIMATED_TAG in _table(html)
     assert re.search(r'name="include_estimates"[^>]*checked', html)
+    assert re.search(r"\d+ of them priced with a planner estimate", html)
+
+
+def test_stale_prices_are_tagged_and_the_box_leaves_them_out(client: Client, settings: Any) -> None:
+    settings.PRICE_STALE_AFTER_DAYS = 180  # the shipped support parts date from 2026-02
+    ranking_compute(GLM)
+
+    marked = _text(client.get("/"))
+    left_out = _text(client.get("/?exclude_stale=on"))
+
+    assert '<span class="tag stale"' in _table(marked)
+    assert "with a price older than 180 days" in marked
+    assert "only a price older than 180 days for" in left_out
 
 
 def test_the_serving_page_takes_the_same_box(client: Client) -> None:
