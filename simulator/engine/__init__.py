@@ -70,6 +70,14 @@ from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TO
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.batch import best_placements
+from simulator.engine.serve.context_sweep import (
+    CONTENT_KINDS,
+    ContextSweep,
+    DepthPoint,
+    context_sweep,
+    placement_contents,
+    sweep_depths,
+)
 from simulator.engine.serve.hardware import GPU, UNIFIED
 from simulator.engine.serve.inference import CapacityError, InferenceResult
 from simulator.engine.serve.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
@@ -113,6 +121,7 @@ from simulator.engine.workload import (
 
 __all__ = [
     "AUTO",
+    "CONTENT_KINDS",
     "CROSS_VALIDATED_TARGETS",
     "DEFAULT_MODE",
     "DEFAULT_RUNTIME",
@@ -148,9 +157,11 @@ __all__ = [
     "AccuracyReport",
     "CapacityError",
     "CategoryStats",
+    "ContextSweep",
     "Cpu",
     "CpuSpec",
     "CrossValidation",
+    "DepthPoint",
     "Device",
     "EngineInputError",
     "Gpu",
@@ -179,6 +190,7 @@ __all__ = [
     "best_placements",
     "best_splits",
     "check_cpu_limit",
+    "context_sweep",
     "cpu_limit",
     "cpu_time_left_s",
     "cross_validated_predictions",
@@ -202,6 +214,7 @@ __all__ = [
     "parse_request",
     "parse_workload",
     "pcie_gbps",
+    "placement_contents",
     "placement_search",
     "predict_all",
     "predict_row",
@@ -221,6 +234,7 @@ __all__ = [
     "shipped_mode_comparison",
     "simulate",
     "sweep",
+    "sweep_depths",
     "workload_model",
     "workload_to_json",
 ]  # fmt: skip
