@@ -88,7 +88,7 @@ def test_an_inference_ranking_not_yet_computed_polls_its_run(
         ({"placement": "hybrid", "offload_from_layer": 47, "weights_gb": {"gpu": 17.0, "cpu": 0.0}},
          "all on GPU"),
         ({"placement": "hybrid", "offload_from_layer": 30, "weights_gb": {"gpu": 8.0, "cpu": 9.25}},
-         "hybrid: experts of layer 30 on in RAM (9.2 GB)"),
+         "hybrid: experts from layer 30 on in CPU RAM (9.2 GB)"),
         ({"placement": "cpu", "weights_gb": {"cpu": 17.0}}, "all in CPU RAM"),
         ({"placement": "unified", "weights_gb": {"unified": 17.0}}, "unified memory"),
     ],
