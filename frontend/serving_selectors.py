@@ -11,6 +11,7 @@ from simulator.engine import (
     CONTENT_KINDS,
     GIB,
     InferenceResult,
+    batch_sweep,
     context_sweep,
     parse_request,
     placement_contents,
@@ -140,6 +141,18 @@ def depth_chart(engine: InferenceResult) -> dict[str, Any]:
             "kv_location": LOCATION_WORDS[engine.placement.kv_location]}  # fmt: skip
 
 
+def batch_chart(engine: InferenceResult) -> dict[str, Any]:
+    """Decode tokens/s (all requests, and each) with more requests decoding together at the
+    workload's context."""
+    points = [
+        {"requests": p.requests, "kv_cache_gb": p.kv_cache_bytes / GIB,
+         "decode_tokens_per_s": p.decode_tokens_per_s,
+         "per_request_tokens_per_s": p.per_request_tokens_per_s}
+        for p in batch_sweep(engine.request)
+    ]  # fmt: skip
+    return {"points": points, "context": engine.request.workload.context}
+
+
 def _experts_in_ram_offered(result: dict[str, Any], engine: InferenceResult) -> bool:
     """Whether the page offers the experts-in-RAM figure beside the result: a MoE model that
     the result keeps all on the GPU, on a machine with a CPU to hold the experts."""
@@ -158,6 +171,7 @@ def serving_report(*, result: dict[str, Any]) -> dict[str, Any]:
         "error_band": result_error_band(result),
         "placement_chart": placement_chart(engine),
         "depth_chart": depth_chart(engine),
+        "batch_chart": batch_chart(engine),
         "experts_in_ram_offered": _experts_in_ram_offered(result, engine),
         "placements_tried": _tried(result.get("placements_tried") or {}),
     }

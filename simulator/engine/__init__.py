@@ -71,9 +71,12 @@ from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.batch import best_placements
 from simulator.engine.serve.context_sweep import (
+    BATCH_LEVELS,
     CONTENT_KINDS,
+    BatchPoint,
     ContextSweep,
     DepthPoint,
+    batch_sweep,
     context_sweep,
     placement_contents,
     sweep_depths,
@@ -121,6 +124,7 @@ from simulator.engine.workload import (
 
 __all__ = [
     "AUTO",
+    "BATCH_LEVELS",
     "CONTENT_KINDS",
     "CROSS_VALIDATED_TARGETS",
     "DEFAULT_MODE",
@@ -155,6 +159,7 @@ __all__ = [
     "UNIFIED",
     "WEIGHT_TYPES",
     "AccuracyReport",
+    "BatchPoint",
     "CapacityError",
     "CategoryStats",
     "ContextSweep",
@@ -187,6 +192,7 @@ __all__ = [
     "accuracy_report",
     "band_category",
     "band_range",
+    "batch_sweep",
     "best_placements",
     "best_splits",
     "check_cpu_limit",

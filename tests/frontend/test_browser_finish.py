@@ -39,7 +39,7 @@ WIDTHS = (1280, 390)
 BUILD_A = "seed-a-budget-single-gpu"
 BUILD_B = "seed-b-dual-4090-consumer"
 BUILD_C = "seed-c-single-rtx-5090"
-SERVING_CHARTS = ("placement-chart", "kv-chart", "depth-chart")
+SERVING_CHARTS = ("placement-chart", "kv-chart", "depth-chart", "batch-chart")
 CATALOG_KINDS = ("gpu", "cpu", "motherboard", "nvme_drive", "nvme_card", "ram_kit", "psu",
                  "case", "system")  # fmt: skip
 SETTLED = "() => !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"

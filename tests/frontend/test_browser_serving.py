@@ -67,7 +67,7 @@ def test_a_serving_row_opens_its_build_page_with_the_charts_and_the_rows_speed(
     first.locator("td:nth-child(2) a").click()
 
     expect(page).to_have_url(re.compile(r"/builds/candidate/serve/\?parts=.*context=32768"))
-    for canvas in ("placement-chart", "kv-chart", "depth-chart"):
+    for canvas in ("placement-chart", "kv-chart", "depth-chart", "batch-chart"):
         wait_for_chart(page, canvas)
     expect(page.locator("#decode-speed")).to_have_text(decode)
     expect(page.locator("#placement-words h2")).to_have_text(f"Placement: {placement}")

@@ -48,7 +48,7 @@ def test_a_seed_builds_serving_page_shows_its_workload_speeds_and_charts(client:
     page = _text(response)
     assert f'id="decode-speed">{result["decode_tokens_per_s"]:,.1f}<' in page
     assert "For glm-4.7-flash in Q4_K_M at 32,768 tokens of context" in page
-    for canvas in ("placement-chart", "kv-chart", "depth-chart"):
+    for canvas in ("placement-chart", "kv-chart", "depth-chart", "batch-chart"):
         assert f'id="{canvas}"' in page
 
 
@@ -218,3 +218,15 @@ def test_a_model_too_large_for_the_hardware_says_which_memory_is_short(client: C
 
     assert "result" not in response.context
     assert "GB usable" in _text(response)
+
+
+def test_the_batch_sweep_starts_at_the_headlines_one_request(client: Client) -> None:
+    response = client.get(f"/builds/{BUILD_B}/serve/", FLASH)
+    result = response.context["result"]
+
+    sweep = _json_script(response, "batch-data")
+
+    one = sweep["points"][0]
+    assert one["requests"] == result["workload"]["batch"] == 1
+    assert one["decode_tokens_per_s"] == pytest.approx(result["decode_tokens_per_s"])
+    assert [p["requests"] for p in sweep["points"]] == [1, 2, 4, 8, 16, 32, 64]

@@ -174,6 +174,32 @@
         },
       };
     },
+    // Serving: decode tokens/s of all requests together and of each, against how many decode at once.
+    batch(data) {
+      const fits = data.points.filter((p) => p.decode_tokens_per_s !== null);
+      const xy = (key) => fits.map((p) => ({ x: p.requests, y: p[key] }));
+      return {
+        type: "line",
+        data: {
+          datasets: [
+            { label: "all requests (tokens/s)", data: xy("decode_tokens_per_s"), borderColor: COLORS[0], backgroundColor: COLORS[0], yAxisID: "y" },
+            { label: "each request (tokens/s)", data: xy("per_request_tokens_per_s"), borderColor: COLORS[2], backgroundColor: COLORS[2],
+              borderDash: [4, 4], yAxisID: "y1" },
+          ],
+        },
+        options: {
+          scales: {
+            x: { type: "logarithmic", title: { display: true, text: "concurrent requests" },
+              min: fits.length ? fits[0].requests : 1, max: fits.length ? fits[fits.length - 1].requests : 1,
+              afterBuildTicks: (scale) => { scale.ticks = fits.map((p) => ({ value: p.requests })); },
+              ticks: { callback: (v) => `${v}`, maxRotation: 0 } },
+            y: { beginAtZero: true, title: { display: true, text: "decode tokens/s, all" } },
+            y1: { position: "right", beginAtZero: true, title: { display: true, text: "tokens/s, each" },
+              grid: { drawOnChartArea: false } },
+          },
+        },
+      };
+    },
     // One stepped line per condition over time, up to today (x: days, so uneven gaps look
     // uneven); a price holds until the next observation, hence the step after each point. Ticks
     // fall on the first of a month, at most six of them.

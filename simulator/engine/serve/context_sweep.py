@@ -5,6 +5,10 @@ each of a list of context depths: the KV cache it holds, decode with that many c
 tokens, and prefill of the request's prompt on top of that many (llama-bench's `-d`). A
 depth whose cache does not fit where the placement keeps it has no speeds.
 
+`batch_sweep` runs it with more requests decoding together (continuous batching, llama.cpp's
+`-np`, vLLM's concurrent sequences), each holding the workload's context: the cache grows
+with every request, and each step reads the weights once for all of them.
+
 `placement_contents` splits each location's stored bytes by what they are (attention,
 always-on MLPs, routed experts, embeddings and LM head) and adds the KV cache where it lives.
 """
@@ -29,6 +33,9 @@ from simulator.engine.workload import InferenceRequest
 # steps' largest when the model states no trained context.
 FIRST_DEPTH_TOKENS = 512
 LONGEST_DEPTH_TOKENS = 131_072
+
+# Concurrent requests of a batch sweep: doublings up to 64 (llama-batched-bench's usual -npl).
+BATCH_LEVELS = (1, 2, 4, 8, 16, 32, 64)
 
 # What a location holds, by kind, in the order a chart stacks them.
 ATTENTION, ALWAYS_ON, EXPERTS, TABLES, KV_CACHE = (
@@ -103,6 +110,41 @@ def context_sweep(
             )
         )
     return ContextSweep(points=tuple(points), kv_room_bytes=kv_room_bytes(base))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchPoint:
+    """`requests` decoding together at the workload's context: their KV cache (bytes) and
+    decode tokens/s, all requests together (None where their cache does not fit)."""
+
+    requests: int
+    kv_cache_bytes: float
+    decode_tokens_per_s: float | None
+
+    @property
+    def per_request_tokens_per_s(self) -> float | None:
+        speed = self.decode_tokens_per_s
+        return None if speed is None else speed / self.requests
+
+
+def batch_sweep(
+    request: InferenceRequest,
+    levels: Sequence[int] = BATCH_LEVELS,
+    efficiency: Efficiency | None = None,
+) -> tuple[BatchPoint, ...]:
+    """`request` decoding with each count of `levels` requests at once."""
+    points = []
+    for requests in levels:
+        workload = replace(request.workload, batch=requests)
+        result = _speed(replace(request, workload=workload), efficiency)
+        points.append(
+            BatchPoint(
+                requests=requests,
+                kv_cache_bytes=kv_cache_size(workload),
+                decode_tokens_per_s=None if result is None else float(result.decode.tokens_per_s),
+            )
+        )
+    return tuple(points)
 
 
 def kv_room_bytes(result: InferenceResult) -> float:

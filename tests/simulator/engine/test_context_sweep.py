@@ -7,8 +7,10 @@ import pytest
 from simulator.engine import InferenceRequest, InferWorkload, parse_request
 from simulator.engine.serve.context_sweep import (
     ATTENTION,
+    BATCH_LEVELS,
     EXPERTS,
     KV_CACHE,
+    batch_sweep,
     context_sweep,
     placement_contents,
     sweep_depths,
@@ -126,3 +128,47 @@ def test_hybrid_keeps_attention_on_the_gpu_and_the_routed_experts_in_ram():
     assert contents["gpu"][EXPERTS] == 0
     assert contents["cpu"][ATTENTION] == 0
     assert contents["cpu"][EXPERTS] == pytest.approx(result.placement.share("cpu").stored_bytes)  # type: ignore[union-attr]
+
+
+# --- concurrent requests ----------------------------------------------------------------------
+def test_one_request_decodes_at_the_requests_own_speed():
+    request = _request(placement="gpu", context=4096)
+
+    one = batch_sweep(request, (1,))[0]
+
+    assert one.decode_tokens_per_s == pytest.approx(simulate_inference(request).decode.tokens_per_s)
+    assert one.per_request_tokens_per_s == one.decode_tokens_per_s
+
+
+def test_each_request_adds_its_own_kv_cache():
+    request = _request(placement="gpu", context=4096)
+    per_request = kv_bytes_per_token(request.workload.model) * 4096
+
+    points = batch_sweep(request, (1, 8))
+
+    assert [p.kv_cache_bytes for p in points] == pytest.approx([per_request, 8 * per_request])
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "glm-4.7-flash"])
+def test_more_requests_raise_the_total_and_lower_each_requests_speed(model: str) -> None:
+    # 64 requests of 1,024 tokens: 8 GiB of Llama-3.1-8B cache, within one 24 GB GPU.
+    request = _request(model=model, placement="gpu", context=1024)
+
+    points = batch_sweep(request, BATCH_LEVELS)
+
+    total = [p.decode_tokens_per_s for p in points]
+    each = [p.per_request_tokens_per_s for p in points]
+    assert None not in total
+    assert total == sorted(total)  # type: ignore[type-var]
+    assert each == sorted(each, reverse=True)  # type: ignore[type-var]
+
+
+def test_requests_whose_caches_do_not_fit_have_no_speed():
+    # 64 requests of 32,768 tokens of Llama-3.1-8B: 64 × 4 GiB of cache, past any one GPU.
+    request = _request(model="llama-3.1-8b", quant="Q8_0", placement="gpu", context=32768)
+
+    points = batch_sweep(request, (1, 64))
+
+    assert points[0].decode_tokens_per_s is not None
+    assert points[1].decode_tokens_per_s is None
+    assert points[1].per_request_tokens_per_s is None
