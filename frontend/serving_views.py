@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from frontend.catalog_selectors import part_slug_map
 from frontend.forms import engine_error_add, with_defaults
 from frontend.selectors import build_get, simulation_run_get
 from frontend.services import build_simulate, ranking_request
@@ -100,6 +101,8 @@ def _serving_result(target: dict[str, Any], workload: dict[str, Any]) -> dict[st
     run = build_simulate(target=target, workload=workload, with_comparison=False).run
     assert run.result is not None
     report = serving_report(result=run.result)
+    parts = (run.result.get("build") or {}).get("parts", [])
+    report["part_slugs"] = part_slug_map(part_ids=[p["part_id"] for p in parts])
     if report["experts_in_ram_offered"]:
         forced = {**workload, "placement": EXPERTS_IN_RAM}
         try:

@@ -48,6 +48,7 @@ def test_a_seed_builds_serving_page_shows_its_workload_speeds_and_charts(client:
     page = _text(response)
     assert f'id="decode-speed">{result["decode_tokens_per_s"]:,.1f}<' in page
     assert "For glm-4.7-flash in Q4_K_M at 32,768 tokens of context" in page
+    assert 'href="/catalog/parts/' in page  # each part links to its page
     for canvas in ("placement-chart", "kv-chart", "depth-chart", "batch-chart"):
         assert f'id="{canvas}"' in page
 
