@@ -35,12 +35,24 @@ from simulator.services.runs import QueueFullError
 TABLE_ROWS = 50
 # Table columns in display order; each header sorts by its key (None: not sortable).
 COLUMNS = (
-    ("price", "Price"),
+    ("price", "Price (USD)"),
     ("decode_tokens_per_s", "Decode tokens/s"),
     ("usd_per_decode_tokens_per_s", "$ per decode tokens/s"),
     ("prefill_tokens_per_s", "Prefill tokens/s"),
     ("max_context", "Largest context (tokens)"),
 )
+
+
+# What each column of a serving ranking means, shown as its header's tooltip.
+COLUMN_HINTS = {
+    "price": "The build's price at the catalog's current prices, in US dollars",
+    "decode_tokens_per_s": "Tokens generated per second for one request at the context asked, "
+    "simulated; the ± figure is the typical error measured on public results of this class",
+    "usd_per_decode_tokens_per_s": "Price divided by decode tokens per second: dollars paid "
+    "for each token per second of speed (lower is better)",
+    "prefill_tokens_per_s": "Prompt tokens processed per second (a 512-token prompt)",
+    "max_context": "The longest context whose KV cache fits beside the weights, in tokens",
+}
 
 
 def _result(
@@ -51,7 +63,7 @@ def _result(
         return progress
     page = serving_page(run=run, budget_usd=budget, sort=sort, limit=TABLE_ROWS)
     return {"run": run, "ranking": page, "columns": COLUMNS, "sort_links": links,
-            "sort_label": dict(SERVE_SORTS)[sort]}  # fmt: skip
+            "column_hints": COLUMN_HINTS, "sort_label": dict(SERVE_SORTS)[sort]}  # fmt: skip
 
 
 def _view(form: ServeFilterForm) -> tuple[float | None, str]:

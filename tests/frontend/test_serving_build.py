@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from catalog.models import Build
+from catalog.models import Build, Part, PartKind
 from simulator.engine import GIB, InferenceResult, parse_request, simulate
 from simulator.models import SimulationRun
 
@@ -48,6 +48,7 @@ def test_a_seed_builds_serving_page_shows_its_workload_speeds_and_charts(client:
     page = _text(response)
     assert f'id="decode-speed">{result["decode_tokens_per_s"]:,.1f}<' in page
     assert "For glm-4.7-flash in Q4_K_M at 32,768 tokens of context" in page
+    assert "placement asked: auto (each build&#x27;s fastest)" in page
     assert 'href="/catalog/parts/' in page  # each part links to its page
     for canvas in ("placement-chart", "kv-chart", "depth-chart", "batch-chart"):
         assert f'id="{canvas}"' in page
@@ -135,6 +136,18 @@ def test_a_candidate_opens_with_the_parts_and_workload_of_its_address(client: Cl
         k: seed.context["result"][k] for k in same
     }
     assert f'name="parts" value="{parts}"' in _text(candidate)
+
+
+def test_a_whole_system_candidate_serves_from_unified_memory(client: Client) -> None:
+    system = Part.objects.filter(kind=PartKind.SYSTEM).order_by("pk").first()
+    assert system is not None
+
+    response = client.get("/builds/candidate/serve/", {**FLASH, "parts": f"{system.pk}:1"})
+
+    assert response.status_code == 200, response.context["form"].errors
+    assert response.context["placement_words"] == "unified memory"
+    assert "experts_in_ram" not in response.context  # no CPU RAM apart from the GPU's
+    assert "Fine-tuning on this build" not in _text(response)  # training needs a GPU
 
 
 def test_a_context_the_engine_refuses_is_shown_on_its_field(client: Client) -> None:
