@@ -65,6 +65,11 @@ class ServeWorkloadForm(forms.Form):
     )  # fmt: skip
     context = forms.IntegerField(label="Context (tokens)", help_text="KV cache held per request")
     placement = forms.ChoiceField(label="Placement", choices=PLACEMENT_CHOICES)
+    offload_from_layer = forms.IntegerField(
+        label="Experts in CPU RAM from layer", required=False,
+        help_text="hybrid: the first layer whose routed experts live in CPU RAM; empty: "
+        "every MoE layer's (auto: as many on the GPU as fit)",
+    )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -74,16 +79,16 @@ class ServeWorkloadForm(forms.Form):
 
     def workload(self) -> dict[str, Any]:
         data = self.cleaned_data
-        return {"kind": "infer", **{key: data[key] for key in WORKLOAD_KEYS}}
-
-    def workload_query(self) -> str:
-        """The workload as a page's query (empty when the form is not valid)."""
-        if not self.is_valid():
-            return ""
-        return urlencode({key: self.cleaned_data[key] for key in WORKLOAD_KEYS})
+        workload = {"kind": "infer", **{key: data[key] for key in WORKLOAD_KEYS}}
+        if data.get("offload_from_layer") is not None:
+            workload["offload_from_layer"] = data["offload_from_layer"]
+        return workload
 
 
 class ServeFilterForm(ServeWorkloadForm):
+    """The serving ranking's filters: each build in its own placement, so no offload layer."""
+
+    offload_from_layer = None  # type: ignore[assignment]
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=SERVE_SORTS)
 

@@ -43,18 +43,25 @@ def serving_page(
          "pareto": r.get("pareto", False)}
         for r in rows
     ]  # fmt: skip
+    workload = view["workload"]
     table = [
         {**row, "rank": i, "placement_label": placement_label(row),
-         "parts_query": parts_query(row["parts"])}
-        for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=view["workload"]), 1)
+         "parts_query": parts_query(row["parts"]), "link_query": row_link_query(workload, row)}
+        for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=workload), 1)
     ]  # fmt: skip
-    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table),
-            "workload_query": serving_workload_query(view["workload"])}  # fmt: skip
+    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table)}
 
 
-def serving_workload_query(workload: dict[str, Any]) -> str:
-    """The workload as the serving build page's query."""
-    return urlencode({k: workload[k] for k in WORKLOAD_KEYS if workload.get(k) is not None})
+def row_link_query(workload: dict[str, Any], row: dict[str, Any]) -> str:
+    """The query of a row's serving build page: its parts and the workload it was ranked
+    under. A ranking with placement "hybrid" keeps on each build's GPUs as many layers'
+    experts as fit, so the row's first offloaded layer goes too: the API's "hybrid" alone
+    puts every MoE layer's experts in RAM."""
+    params = {"parts": parts_query(row["parts"])}
+    params |= {k: workload[k] for k in WORKLOAD_KEYS if workload.get(k) is not None}
+    if workload.get("placement") == "hybrid" and row.get("offload_from_layer") is not None:
+        params["offload_from_layer"] = row["offload_from_layer"]
+    return urlencode(params, safe=":,")
 
 
 # What each placement does, in a buyer's words.

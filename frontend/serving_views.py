@@ -116,7 +116,7 @@ def _serving_result(target: dict[str, Any], workload: dict[str, Any]) -> dict[st
     parts = (run.result.get("build") or {}).get("parts", [])
     report["part_slugs"] = part_slug_map(part_ids=[p["part_id"] for p in parts])
     if report["experts_in_ram_offered"]:
-        forced = {**workload, "placement": EXPERTS_IN_RAM}
+        forced = {**workload, "placement": EXPERTS_IN_RAM, "offload_from_layer": None}
         try:
             other = build_simulate(target=target, workload=forced, with_comparison=False).run
             assert other.result is not None

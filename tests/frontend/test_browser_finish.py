@@ -80,9 +80,7 @@ def _serving_candidate_path() -> str:
     """The page of the candidate ranked first for serving, as its row links it."""
     view = serving_page(run=ranking_compute(FLASH), budget_usd=None,
                         sort=DEFAULT_INFER_SORT, limit=1)  # fmt: skip
-    return (
-        f"/builds/candidate/serve/?parts={view['rows'][0]['parts_query']}&{view['workload_query']}"
-    )
+    return f"/builds/candidate/serve/?{view['rows'][0]['link_query']}"
 
 
 @dataclass(frozen=True)

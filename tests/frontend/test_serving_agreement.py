@@ -1,7 +1,7 @@
 """A serving ranking row, the serving build page its link opens and POST /api/simulate with
 the same workload and parts agree on the workload and the numbers, for a sample of rows of
-the default serving ranking (one that offloads experts and one whole system among them,
-where the top 50 have one)."""
+the default serving ranking and of one with the placement fixed to hybrid (one row that
+offloads experts and one whole system among them, where the top 50 have one)."""
 
 import re
 from html import unescape
@@ -34,9 +34,17 @@ def _sample(rows: list[dict[str, Any]]) -> list[int]:
     return picked
 
 
-def test_serving_rows_their_pages_and_the_api_agree(client: Client) -> None:
-    ranking_compute(SERVING_DEFAULT)
-    query = {k: v for k, v in SERVING_DEFAULT.items() if k != "kind"}
+# The default ranking (each build's fastest placement), and one with the placement fixed to
+# hybrid: its rows keep as many experts on the GPUs as fit, which the link must carry.
+RANKINGS = [SERVING_DEFAULT, {**SERVING_DEFAULT, "placement": "hybrid"}]
+
+
+@pytest.mark.parametrize("workload", RANKINGS, ids=lambda w: w.get("placement", "auto"))
+def test_serving_rows_their_pages_and_the_api_agree(
+    client: Client, workload: dict[str, Any]
+) -> None:
+    ranking_compute(workload)
+    query = {k: v for k, v in workload.items() if k != "kind"}
     serve = client.get("/serve/", query)
     rows = serve.context["ranking"]["rows"]
     links = [unescape(href) for href, _ in ROW_LINK.findall(serve.content.decode())]
@@ -51,6 +59,11 @@ def test_serving_rows_their_pages_and_the_api_agree(client: Client) -> None:
             "model": ranked["model"], "quant": ranked["quant"],
             "context": str(ranked["context"]), "placement": ranked["placement"],
         }, link  # fmt: skip
+        offloaded = params.get("offload_from_layer")
+        if ranked["placement"] == "hybrid":
+            assert offloaded == str(row["offload_from_layer"]), link
+        else:
+            assert offloaded is None, link
 
         page = client.get(link)
         result = page.context["result"]
@@ -69,7 +82,8 @@ def test_serving_rows_their_pages_and_the_api_agree(client: Client) -> None:
         api = APIClient().post(
             "/api/simulate",
             {"workload": {"kind": "infer", **{k: ranked[k] for k in ("model", "quant", "context",
-                                                                     "placement")}},
+                                                                     "placement")},
+                          "offload_from_layer": None if offloaded is None else int(offloaded)},
              "parts": parts},
             format="json",
         )  # fmt: skip

@@ -244,3 +244,19 @@ def test_the_batch_sweep_starts_at_the_headlines_one_request(client: Client) -> 
     assert one["requests"] == result["workload"]["batch"] == 1
     assert one["decode_tokens_per_s"] == pytest.approx(result["decode_tokens_per_s"])
     assert [p["requests"] for p in sweep["points"]] == [1, 2, 4, 8, 16, 32, 64]
+
+
+def test_a_hybrid_offloading_from_past_the_last_layer_reads_all_on_gpu(client: Client) -> None:
+    layers = 47  # GLM-4.7-Flash config.json num_hidden_layers: offloading from 47 moves none
+    response = client.get(
+        f"/builds/{BUILD_B}/serve/", {**FLASH, "placement": "hybrid", "offload_from_layer": layers}
+    )
+
+    result = response.context["result"]
+    assert result["placement"] == "hybrid"
+    assert result["workload"]["offload_from_layer"] == layers
+    assert result["weights_gb"]["cpu"] == 0
+    assert response.context["placement_words"] == "all on GPU"
+    # Beside it, every MoE layer's experts in RAM: far slower than the same hybrid keeping none.
+    assert response.context["experts_in_ram"]["ram_gb"] > 10
+    assert response.context["experts_in_ram"]["decode_tokens_per_s"] < result["decode_tokens_per_s"]
