@@ -249,7 +249,8 @@ def test_the_batch_sweep_starts_at_the_headlines_one_request(client: Client) -> 
 def test_a_hybrid_offloading_from_past_the_last_layer_reads_all_on_gpu(client: Client) -> None:
     layers = 47  # GLM-4.7-Flash config.json num_hidden_layers: offloading from 47 moves none
     response = client.get(
-        f"/builds/{BUILD_B}/serve/", {**FLASH, "placement": "hybrid", "offload_from_layer": layers}
+        f"/builds/{BUILD_B}/serve/",
+        {**FLASH, "placement": "hybrid", "offload_from_layer": str(layers)},
     )
 
     result = response.context["result"]
