@@ -3,6 +3,8 @@
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simulator.engine import InferenceRequest, InferWorkload, parse_request
 from simulator.engine.serve.context_sweep import (
@@ -172,3 +174,26 @@ def test_requests_whose_caches_do_not_fit_have_no_speed():
     assert points[0].decode_tokens_per_s is not None
     assert points[1].decode_tokens_per_s is None
     assert points[1].per_request_tokens_per_s is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["glm-4.7-flash", "llama-3.1-8b", "qwen3-30b-a3b"]),
+    st.sampled_from(["gpu", "hybrid", "cpu"]),
+    st.integers(1, 65536),
+    st.integers(1, 65536),
+)
+def test_a_deeper_context_never_speeds_decode_or_prefill_up(
+    model: str, placement: str, depth: int, more: int
+) -> None:
+    request = _request(model=model, placement=placement, context=4096)
+    if placement == "hybrid" and not request.workload.model.is_moe:
+        return  # hybrid offloads routed experts: a dense model has none
+    shallow, deep = context_sweep(request, (depth, depth + more)).points
+
+    for field in ("decode_tokens_per_s", "prefill_tokens_per_s"):
+        near, far = getattr(shallow, field), getattr(deep, field)
+        if far is not None:  # a cache that does not fit has no speed
+            assert near is not None
+            assert far <= near * (1 + 1e-12)
+    assert deep.kv_cache_bytes >= shallow.kv_cache_bytes
