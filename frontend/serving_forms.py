@@ -67,8 +67,7 @@ class ServeWorkloadForm(forms.Form):
     placement = forms.ChoiceField(label="Placement", choices=PLACEMENT_CHOICES)
     offload_from_layer = forms.IntegerField(
         label="Experts in CPU RAM from layer", required=False,
-        help_text="hybrid: the first layer whose routed experts live in CPU RAM; empty: "
-        "every MoE layer's (auto: as many on the GPU as fit)",
+        help_text="hybrid only; empty: every MoE layer's experts (auto: as many on GPU as fit)",
     )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
