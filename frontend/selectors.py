@@ -175,7 +175,7 @@ def ranking_page(
     ]
     workload = view["workload"]
     table = [
-        {**row, "rank": i, "parts_query": _parts_query(row["parts"])}
+        {**row, "rank": i, "parts_query": parts_query(row["parts"])}
         for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=workload), start=1)
     ]
     keys = ("model", "quant", "seq_len", "tokens", "mode")
@@ -184,7 +184,7 @@ def ranking_page(
             "workload_query": workload_query}  # fmt: skip
 
 
-def _parts_query(parts: list[dict[str, Any]]) -> str:
+def parts_query(parts: list[dict[str, Any]]) -> str:
     """A candidate's parts as `id:quantity,…`, the candidate page's `parts` parameter."""
     return ",".join(f"{p['part_id']}:{p['quantity']}" for p in parts)
 

@@ -3,10 +3,21 @@ placement) and the view of its ranking (budget, order). Types only; the engine j
 ranges and meaning, and its EngineInputError lands on the field it names."""
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 
-from simulator.engine import AUTO, PLACEMENTS, WEIGHT_TYPES, model_slugs
+from simulator.engine import (
+    AUTO,
+    PLACEMENTS,
+    WEIGHT_TYPES,
+    Cpu,
+    Device,
+    Gpu,
+    System,
+    devices,
+    model_slugs,
+)
 from simulator.ranking import DEFAULT_INFER_SORT
 
 SERVE_DEFAULTS: dict[str, Any] = {
@@ -16,12 +27,24 @@ SERVE_DEFAULTS: dict[str, Any] = {
     "placement": AUTO,
     "sort": DEFAULT_INFER_SORT,
 }
+# Serving on the Simulate page: a 24 GB GPU beside a 12-channel EPYC, a MoE model.
+SIMULATE_DEFAULTS: dict[str, Any] = {
+    "model": "glm-4.7-flash",
+    "quant": "Q4_K_M",
+    "context": 32768,
+    "placement": AUTO,
+    "gpu": "RTX 4090",
+    "gpu_count": 1,
+    "cpu": "EPYC 9124",
+    "ram_gb": 128,
+}
 PLACEMENT_CHOICES = (
     (AUTO, "auto (each build's fastest)"),
     *((p, {"gpu": "all on GPUs", "hybrid": "hybrid: experts in CPU RAM",
            "cpu": "CPU only", "unified": "unified memory (Apple)"}.get(p, p))
       for p in PLACEMENTS),
 )  # fmt: skip
+WORKLOAD_KEYS = ("model", "quant", "context", "placement")
 SERVE_SORTS = (
     ("usd_per_decode_tokens_per_s", "$ per decode tokens/s"),
     ("price", "price"),
@@ -31,7 +54,9 @@ SERVE_SORTS = (
 )
 
 
-class ServeFilterForm(forms.Form):
+class ServeWorkloadForm(forms.Form):
+    """An inference workload: what the serving pages simulate."""
+
     model = forms.ChoiceField(label="Model")
     quant = forms.ChoiceField(
         label="Weight format",
@@ -40,6 +65,29 @@ class ServeFilterForm(forms.Form):
     )  # fmt: skip
     context = forms.IntegerField(label="Context (tokens)", help_text="KV cache held per request")
     placement = forms.ChoiceField(label="Placement", choices=PLACEMENT_CHOICES)
+    offload_from_layer = forms.IntegerField(
+        label="Experts in CPU RAM from layer", required=False,
+        help_text="hybrid only; empty: every MoE layer's experts (auto: as many on GPU as fit)",
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["model"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(slug, slug) for slug in model_slugs()]
+
+    def workload(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        workload = {"kind": "infer", **{key: data[key] for key in WORKLOAD_KEYS}}
+        if data.get("offload_from_layer") is not None:
+            workload["offload_from_layer"] = data["offload_from_layer"]
+        return workload
+
+
+class ServeFilterForm(ServeWorkloadForm):
+    """The serving ranking's filters: each build in its own placement, so no offload layer."""
+
+    offload_from_layer = None  # type: ignore[assignment]
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=SERVE_SORTS)
     include_estimates = forms.BooleanField(
@@ -54,13 +102,45 @@ class ServeFilterForm(forms.Form):
         help_text="prices older than the stale age leave their builds unranked",
     )
 
+
+def _device_choices(kind: type[Device], none: str) -> list[tuple[str, str]]:
+    return [("", none), *((d.name, d.name) for d in devices(kind))]
+
+
+class ServeSimulationForm(ServeWorkloadForm):
+    """A serving workload on hardware described by its parts' names in the device table
+    (the API's `hardware` section: a GPU and how many, a CPU and its RAM, or a whole
+    system with unified memory)."""
+
+    gpu = forms.ChoiceField(label="GPU", required=False)
+    gpu_count = forms.IntegerField(label="GPUs", required=False)
+    cpu = forms.ChoiceField(label="CPU", required=False)
+    ram_gb = forms.FloatField(label="System RAM (GB)", required=False)
+    unified = forms.ChoiceField(
+        label="Whole system (unified memory)", required=False,
+        help_text="Apple silicon: leave the GPU and CPU empty",
+    )  # fmt: skip
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        field = self.fields["model"]
-        assert isinstance(field, forms.ChoiceField)
-        field.choices = [(slug, slug) for slug in model_slugs()]
+        choices = {"gpu": (Gpu, "no GPU"), "cpu": (Cpu, "no CPU"), "unified": (System, "none")}
+        for name, (kind, none) in choices.items():
+            field = self.fields[name]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices = _device_choices(kind, none)
 
-    def workload(self) -> dict[str, Any]:
+    def hardware(self) -> dict[str, Any]:
         data = self.cleaned_data
-        keys = ("model", "quant", "context", "placement")
-        return {"kind": "infer", **{key: data[key] for key in keys}}
+        hardware: dict[str, Any] = {k: data[k] for k in ("gpu", "cpu", "unified") if data[k]}
+        if data["gpu"] and data["gpu_count"] is not None:
+            hardware["gpu_count"] = data["gpu_count"]
+        if data["ram_gb"] is not None:
+            hardware["ram_gb"] = data["ram_gb"]
+        return hardware
+
+    def share_query(self) -> str:
+        """This simulation as the page's query: a GET of it shows the same result."""
+        if not self.is_valid():
+            return ""
+        params = {k: v for k, v in self.cleaned_data.items() if v not in (None, "")}
+        return urlencode(params)

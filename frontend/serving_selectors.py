@@ -1,16 +1,33 @@
-"""Reads for the serving page: an inference ranking within a budget, in the table's order,
-each row with the error band of its decode speed, and every row for the chart."""
+"""Reads for the serving pages: an inference ranking within a budget, in the table's order,
+each row with the error band of its decode speed and the address of its build page; and one
+build's serving result shaped for its page (where each part of the model lives, the KV cache
+and the speeds against context depth, computed by the engine from the stored result)."""
 
 from typing import Any
+from urllib.parse import urlencode
 
+from frontend.selectors import parts_query
+from simulator.engine import (
+    CONTENT_KINDS,
+    GIB,
+    InferenceResult,
+    batch_sweep,
+    context_sweep,
+    parse_request,
+    placement_contents,
+    simulate,
+    sweep_depths,
+)
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT, INFER_SORT_FIELDS
-from simulator.services.accuracy import ranking_rows_banded
+from simulator.services.accuracy import ranking_rows_banded, result_error_band
 from simulator.services.ranking_views import PriceOptions, ranking_view
 
 ALL_ROWS = 10**6
 # Orders the ranking service does not keep: fastest or longest first, then cheapest.
 DESCENDING = ("decode_tokens_per_s", "prefill_tokens_per_s", "max_context")
+# The workload a serving page's address carries: what a ranking row was ranked under.
+WORKLOAD_KEYS = ("model", "quant", "context", "placement")
 
 
 def serving_page(
@@ -37,11 +54,25 @@ def serving_page(
          "pareto": r.get("pareto", False)}
         for r in rows
     ]  # fmt: skip
+    workload = view["workload"]
     table = [
-        {**row, "rank": i, "placement_label": placement_label(row)}
-        for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=view["workload"]), 1)
-    ]
+        {**row, "rank": i, "placement_label": placement_label(row),
+         "parts_query": parts_query(row["parts"]), "link_query": row_link_query(workload, row)}
+        for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=workload), 1)
+    ]  # fmt: skip
     return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table)}
+
+
+def row_link_query(workload: dict[str, Any], row: dict[str, Any]) -> str:
+    """The query of a row's serving build page: its parts and the workload it was ranked
+    under. A ranking with placement "hybrid" keeps on each build's GPUs as many layers'
+    experts as fit, so the row's first offloaded layer goes too: the API's "hybrid" alone
+    puts every MoE layer's experts in RAM."""
+    params = {"parts": parts_query(row["parts"])}
+    params |= {k: workload[k] for k in WORKLOAD_KEYS if workload.get(k) is not None}
+    if workload.get("placement") == "hybrid" and row.get("offload_from_layer") is not None:
+        params["offload_from_layer"] = row["offload_from_layer"]
+    return urlencode(params, safe=":,")
 
 
 # What each placement does, in a buyer's words.
@@ -57,6 +88,135 @@ def placement_label(row: dict[str, Any]) -> str:
     in_ram_gb = float((row.get("weights_gb") or {}).get("cpu", 0.0))
     if in_ram_gb <= 0:
         return "all on GPU"
-    return (
-        f"hybrid: experts of layer {row.get('offload_from_layer')} on in RAM ({in_ram_gb:,.1f} GB)"
+    layer = row.get("offload_from_layer")
+    return f"hybrid: experts from layer {layer} on in CPU RAM ({in_ram_gb:,.1f} GB)"
+
+
+# --- one build's serving result -------------------------------------------------------------
+LOCATION_WORDS = {"gpu": "VRAM", "cpu": "CPU RAM", "unified": "unified memory"}
+DISK = "disk (model file)"
+CONTENT_WORDS = {
+    "attention": "attention",
+    "always_on_mlp": "dense MLPs, shared experts, routers",
+    "routed_experts": "routed experts",
+    "embeddings_and_head": "embeddings and LM head",
+    "kv_cache": "KV cache",
+}
+
+
+def _engine_result(result: dict[str, Any]) -> InferenceResult:
+    """The stored result's request run again by the engine (pure and quick): the objects
+    the page's breakdowns are read from."""
+    engine = simulate(
+        parse_request({"workload": result["workload"], "hardware": result["hardware"]})
     )
+    assert isinstance(engine, InferenceResult)
+    return engine
+
+
+def _row_words(result: dict[str, Any]) -> dict[str, Any]:
+    return {"placement": result["placement"], "weights_gb": result["weights_gb"],
+            "offload_from_layer": result["workload"].get("offload_from_layer")}  # fmt: skip
+
+
+def placement_chart(engine: InferenceResult) -> dict[str, Any]:
+    """GB (GiB, as the engine) per location and kind, with each location's usable capacity;
+    the disk holds the whole model file."""
+    contents = placement_contents(engine.placement, engine.request.workload, engine.kv_cache_bytes)
+    capacity = {d.location: d.capacity_bytes / GIB for d in engine.devices}
+    locations = [LOCATION_WORDS[loc] for loc in contents]
+    disk = {k: sum(c[k] for c in contents.values()) for k in CONTENT_KINDS if k != "kv_cache"}
+    held = [*contents.values(), disk]
+    datasets = [
+        {"label": CONTENT_WORDS[kind], "gb": [round(c.get(kind, 0.0) / GIB, 3) for c in held]}
+        for kind in CONTENT_KINDS
+    ]
+    rows = [
+        {"location": LOCATION_WORDS[loc], "capacity_gb": capacity.get(loc),
+         "total_gb": sum(c.values()) / GIB,
+         "parts": [(CONTENT_WORDS[k], b / GIB) for k, b in c.items() if b > 0]}
+        for loc, c in contents.items()
+    ]  # fmt: skip
+    rows.append({"location": DISK, "capacity_gb": None, "total_gb": sum(disk.values()) / GIB,
+                 "parts": [(CONTENT_WORDS[k], b / GIB) for k, b in disk.items() if b]})  # fmt: skip
+    return {"locations": [*locations, DISK], "datasets": datasets, "rows": rows,
+            "capacity_gb": [capacity.get(loc) for loc in contents] + [None]}  # fmt: skip
+
+
+def depth_chart(engine: InferenceResult) -> dict[str, Any]:
+    """KV cache GB and decode/prefill tokens/s at each depth of the engine's sweep."""
+    workload = engine.request.workload
+    sweep = context_sweep(engine.request, sweep_depths(workload))
+    points = [
+        {"depth_tokens": p.depth_tokens, "kv_cache_gb": p.kv_cache_bytes / GIB,
+         "decode_tokens_per_s": p.decode_tokens_per_s,
+         "prefill_tokens_per_s": p.prefill_tokens_per_s,
+         "is_context": p.depth_tokens == workload.context}
+        for p in sweep.points
+    ]  # fmt: skip
+    return {"points": points, "kv_room_gb": sweep.kv_room_bytes / GIB,
+            "context": workload.context, "prompt_tokens": workload.prompt_tokens,
+            "kv_location": LOCATION_WORDS[engine.placement.kv_location]}  # fmt: skip
+
+
+def batch_chart(engine: InferenceResult) -> dict[str, Any]:
+    """Decode tokens/s (all requests, and each) with more requests decoding together at the
+    workload's context."""
+    points = [
+        {"requests": p.requests, "kv_cache_gb": p.kv_cache_bytes / GIB,
+         "decode_tokens_per_s": p.decode_tokens_per_s,
+         "per_request_tokens_per_s": p.per_request_tokens_per_s}
+        for p in batch_sweep(engine.request)
+    ]  # fmt: skip
+    return {"points": points, "context": engine.request.workload.context}
+
+
+def _experts_in_ram_offered(result: dict[str, Any], engine: InferenceResult) -> bool:
+    """Whether the page offers the experts-in-RAM figure beside the result: a MoE model that
+    the result keeps all on the GPU, on a machine with a CPU to hold the experts."""
+    on_gpu = placement_label(_row_words(result)) == "all on GPU"
+    moe = engine.placement.parts.moe_layers > 0
+    return on_gpu and moe and result["hardware"].get("cpu") is not None
+
+
+def serving_report(*, result: dict[str, Any]) -> dict[str, Any]:
+    """One build's serving result for its page: the headline, the placement in words, and
+    the engine's breakdowns."""
+    engine = _engine_result(result)
+    return {
+        "result": result,
+        "placement_words": placement_label(_row_words(result)),
+        "error_band": result_error_band(result),
+        "placement_chart": placement_chart(engine),
+        "depth_chart": depth_chart(engine),
+        "batch_chart": batch_chart(engine),
+        "experts_in_ram_offered": _experts_in_ram_offered(result, engine),
+        "placements_tried": _tried(result.get("placements_tried") or {}),
+    }
+
+
+# The placements a search tries, in words.
+PLACEMENT_NAMES = {
+    "gpu": "all on GPUs",
+    "hybrid": "hybrid (experts the GPU cannot hold in CPU RAM)",
+    "cpu": "CPU only",
+    "unified": "unified memory",
+}
+
+
+def _tried(tried: dict[str, float | str]) -> list[dict[str, Any]]:
+    return [
+        {"label": PLACEMENT_NAMES.get(name, name),
+         "tokens_per_s": answer if isinstance(answer, int | float) else None,
+         "reason": answer if isinstance(answer, str) else ""}
+        for name, answer in tried.items()
+    ]  # fmt: skip
+
+
+def experts_in_ram_view(result: dict[str, Any]) -> dict[str, Any]:
+    """The experts-in-RAM result's figures beside the headline's."""
+    return {"decode_tokens_per_s": result["decode_tokens_per_s"],
+            "prefill_tokens_per_s": result["prefill_tokens_per_s"],
+            "ram_gb": result["weights_gb"].get("cpu", 0.0),
+            "vram_gb": result["weights_gb"].get("gpu", 0.0),
+            "bottleneck": result["bottleneck"]}  # fmt: skip

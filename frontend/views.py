@@ -92,17 +92,17 @@ RANK_ID = "id_rank_%s"
 RANKING_DEFAULTS = {**WORKLOAD_DEFAULTS, "gpu_count_max": 2, "budget_usd": 6000}
 
 
-def _partial(request: HttpRequest, page: str, partial: str) -> str:
+def partial_template(request: HttpRequest, page: str, partial: str) -> str:
     """The partial for htmx swaps; the whole page otherwise (history restores included)."""
     htmx = getattr(request, "htmx", None)
     return partial if htmx and not htmx.history_restore_request else page
 
 
-def _refused(request: HttpRequest, exc: SimulateThrottledError | SimulateBusyError) -> HttpResponse:
+def refused(request: HttpRequest, exc: SimulateThrottledError | SimulateBusyError) -> HttpResponse:
     """The simulator's limits, as the API answers them: 429 for a spent budget, 503 while
     every slot is busy, each with Retry-After."""
     status = 429 if isinstance(exc, SimulateThrottledError) else 503
-    template = _partial(request, "frontend/refused.html", "frontend/_refused.html")
+    template = partial_template(request, "frontend/refused.html", "frontend/_refused.html")
     response = render(request, template, {"message": str(exc), "status": status}, status=status)
     response["Retry-After"] = str(exc.retry_after_s)
     return response
@@ -208,7 +208,7 @@ def home(request: HttpRequest) -> HttpResponse:
             engine_error_add(form, exc)
         except (QueueFullError, BrokerUnavailableError) as exc:
             context["queue_full"] = str(exc)
-    template = _partial(request, "frontend/home.html", "frontend/_rankings.html")
+    template = partial_template(request, "frontend/home.html", "frontend/_rankings.html")
     return render(request, template, context)
 
 
@@ -280,12 +280,14 @@ def build_detail(request: HttpRequest, slug: str) -> HttpResponse:
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
-            return _refused(request, exc)
-    template = _partial(request, "frontend/build_detail.html", "frontend/_build_report.html")
+            return refused(request, exc)
+    template = partial_template(
+        request, "frontend/build_detail.html", "frontend/_build_report.html"
+    )
     return render(request, template, context)
 
 
-def _parts_param(value: str) -> list[dict[str, int]]:
+def parts_param(value: str) -> list[dict[str, int]]:
     """`id:quantity,…` as the simulate service's part lines (EngineInputError if malformed)."""
     lines = []
     for item in filter(None, value.split(",")):
@@ -304,15 +306,17 @@ def candidate_detail(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"form": form, "parts_query": request.GET.get("parts", "")}
     if form.is_valid():
         try:
-            target = {"parts": _parts_param(request.GET.get("parts", ""))}
+            target = {"parts": parts_param(request.GET.get("parts", ""))}
             with simulate_guard(request):
                 runs = build_simulate(target=target, workload=form.workload())
             context |= _report(runs)
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
-            return _refused(request, exc)
-    template = _partial(request, "frontend/build_detail.html", "frontend/_build_report.html")
+            return refused(request, exc)
+    template = partial_template(
+        request, "frontend/build_detail.html", "frontend/_build_report.html"
+    )
     return render(request, template, context)
 
 
@@ -332,7 +336,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             targets: list[dict[str, Any]] = [
                 {"build_id": build_get(slug=slug).pk} for slug in form.cleaned_data["builds"]
             ]
-            targets += [{"parts": _parts_param(line)} for line in form.cleaned_data["parts"]]
+            targets += [{"parts": parts_param(line)} for line in form.cleaned_data["parts"]]
             with simulate_guard(request):
                 runs = [
                     build_simulate(target=target, workload=form.workload(),
@@ -346,8 +350,8 @@ def compare(request: HttpRequest) -> HttpResponse:
         except FieldNotFound as exc:  # a candidate's part id the catalog does not have
             form.add_error(None, str(exc))
         except (SimulateThrottledError, SimulateBusyError) as exc:
-            return _refused(request, exc)
-    template = _partial(request, "frontend/compare.html", "frontend/_compare.html")
+            return refused(request, exc)
+    template = partial_template(request, "frontend/compare.html", "frontend/_compare.html")
     return render(request, template, context)
 
 
@@ -385,7 +389,7 @@ def custom_model(request: HttpRequest) -> HttpResponse:
         try:
             simulate_admit(request)  # a write per anonymous request: the simulate budget
         except SimulateThrottledError as exc:
-            return _refused(request, exc)
+            return refused(request, exc)
         stored = custom_model_store(pasted=pasted)
         path, query = _model_page(request)
         query["model"] = stored.slug
@@ -416,11 +420,11 @@ def simulate(request: HttpRequest) -> HttpResponse:
         except EngineInputError as exc:
             engine_error_add(form, exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
-            return _refused(request, exc)
+            return refused(request, exc)
     context["ranking_form"] = CustomRankingForm(
         initial=RANKING_DEFAULTS, model_choices=_model_choices(RANKING_DEFAULTS), auto_id=RANK_ID
     )
-    template = _partial(request, "frontend/simulate.html", "frontend/_custom_result.html")
+    template = partial_template(request, "frontend/simulate.html", "frontend/_custom_result.html")
     return render(request, template, context)
 
 
@@ -441,7 +445,7 @@ def simulate_ranking(request: HttpRequest) -> HttpResponse:
         except (QueueFullError, BrokerUnavailableError) as exc:
             context["queue_full"] = str(exc)
         except (SimulateThrottledError, SimulateBusyError) as exc:
-            return _refused(request, exc)
+            return refused(request, exc)
     return render(request, "frontend/_custom_ranking.html", context)
 
 

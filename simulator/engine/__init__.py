@@ -70,6 +70,17 @@ from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TO
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.batch import best_placements
+from simulator.engine.serve.context_sweep import (
+    BATCH_LEVELS,
+    CONTENT_KINDS,
+    BatchPoint,
+    ContextSweep,
+    DepthPoint,
+    batch_sweep,
+    context_sweep,
+    placement_contents,
+    sweep_depths,
+)
 from simulator.engine.serve.hardware import GPU, UNIFIED
 from simulator.engine.serve.inference import CapacityError, InferenceResult
 from simulator.engine.serve.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
@@ -113,6 +124,8 @@ from simulator.engine.workload import (
 
 __all__ = [
     "AUTO",
+    "BATCH_LEVELS",
+    "CONTENT_KINDS",
     "CROSS_VALIDATED_TARGETS",
     "DEFAULT_MODE",
     "DEFAULT_RUNTIME",
@@ -146,11 +159,14 @@ __all__ = [
     "UNIFIED",
     "WEIGHT_TYPES",
     "AccuracyReport",
+    "BatchPoint",
     "CapacityError",
     "CategoryStats",
+    "ContextSweep",
     "Cpu",
     "CpuSpec",
     "CrossValidation",
+    "DepthPoint",
     "Device",
     "EngineInputError",
     "Gpu",
@@ -176,9 +192,11 @@ __all__ = [
     "accuracy_report",
     "band_category",
     "band_range",
+    "batch_sweep",
     "best_placements",
     "best_splits",
     "check_cpu_limit",
+    "context_sweep",
     "cpu_limit",
     "cpu_time_left_s",
     "cross_validated_predictions",
@@ -202,6 +220,7 @@ __all__ = [
     "parse_request",
     "parse_workload",
     "pcie_gbps",
+    "placement_contents",
     "placement_search",
     "predict_all",
     "predict_row",
@@ -221,6 +240,7 @@ __all__ = [
     "shipped_mode_comparison",
     "simulate",
     "sweep",
+    "sweep_depths",
     "workload_model",
     "workload_to_json",
 ]  # fmt: skip

@@ -21,6 +21,8 @@ PAGES = (
     "/builds/seed-a-budget-single-gpu/",
     "/compare/?builds=seed-a-budget-single-gpu&builds=seed-c-single-rtx-5090",
     "/simulate/",
+    "/simulate/serve/",
+    "/builds/seed-b-dual-4090-consumer/serve/",
     "/catalog/",
     "/catalog/parts/rtx-4090/",
     "/api-guide/",

@@ -20,7 +20,8 @@ from playwright.sync_api import FloatRect, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from frontend.selectors import ranking_page
-from simulator.ranking import DEFAULT_SORT
+from frontend.serving_selectors import serving_page
+from simulator.ranking import DEFAULT_INFER_SORT, DEFAULT_SORT
 from simulator.services.measurements import measurements_load
 from tests.frontend.browser import (
     ConsoleWatch,
@@ -36,7 +37,9 @@ pytestmark = pytest.mark.usefixtures("catalog_committed")
 
 WIDTHS = (1280, 390)
 BUILD_A = "seed-a-budget-single-gpu"
+BUILD_B = "seed-b-dual-4090-consumer"
 BUILD_C = "seed-c-single-rtx-5090"
+SERVING_CHARTS = ("placement-chart", "kv-chart", "depth-chart", "batch-chart")
 CATALOG_KINDS = ("gpu", "cpu", "motherboard", "nvme_drive", "nvme_card", "ram_kit", "psu",
                  "case", "system")  # fmt: skip
 SETTLED = "() => !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
@@ -73,6 +76,13 @@ def _candidate_path(sort: str = DEFAULT_SORT) -> str:
     return f"/builds/candidate/?parts={view['rows'][0]['parts_query']}&{view['workload_query']}"
 
 
+def _serving_candidate_path() -> str:
+    """The page of the candidate ranked first for serving, as its row links it."""
+    view = serving_page(run=ranking_compute(FLASH), budget_usd=None,
+                        sort=DEFAULT_INFER_SORT, limit=1)  # fmt: skip
+    return f"/builds/candidate/serve/?{view['rows'][0]['link_query']}"
+
+
 @dataclass(frozen=True)
 class Visit:
     path: str
@@ -92,6 +102,11 @@ VISITS = {
                   _change("Budget (USD)", "3000")),
     "serve": Visit("/serve/", ("serving-chart",), lambda: ranking_compute(FLASH),
                    _change("Budget (USD)", "3000")),
+    "serve-build": Visit(f"/builds/{BUILD_B}/serve/", SERVING_CHARTS,
+                         update=_change("Context (tokens)", "8192")),
+    "serve-candidate": Visit("", SERVING_CHARTS, _serving_candidate_path, path_from_setup=True),
+    "simulate-serve": Visit("/simulate/serve/", SERVING_CHARTS,
+                            update=_change("System RAM (GB)", "64")),
     "builds": Visit("/builds/"),
     "build": Visit(f"/builds/{BUILD_A}/", ("memory-chart", "steps-chart", "curve-chart"),
                    update=_change("Sequence length (tokens)", "2048")),

@@ -1,5 +1,6 @@
-"""The serving page in a real browser: the inference ranking's table and chart, a budget
-change and a sort by decode speed without a reload."""
+"""The serving pages in a real browser: the inference ranking's table and chart, a budget
+change and a sort by decode speed without a reload; a row's serving build page with its
+charts; serving on the Simulate page."""
 
 import re
 
@@ -7,7 +8,14 @@ import pytest
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from tests.frontend.browser import chart_points, screenshots, wait_for_chart
+from tests.frontend.browser import (
+    ConsoleWatch,
+    chart_layout_problems,
+    chart_points,
+    page_overflow,
+    screenshots,
+    wait_for_chart,
+)
 from tests.frontend.conftest import ranking_compute
 from tests.frontend.test_serving import FLASH
 
@@ -44,3 +52,47 @@ def test_the_serving_page_filters_and_sorts_an_inference_ranking(
     speeds = _numbers(page, 4)
     assert speeds == sorted(speeds, reverse=True)
     screenshots(page, "serving-sorted")
+
+
+def test_a_serving_row_opens_its_build_page_with_the_charts_and_the_rows_speed(
+    live_server: LiveServer, page: Page
+) -> None:
+    ranking_compute(FLASH)
+    watch = ConsoleWatch(page)
+    page.goto(f"{live_server.url}/serve/")
+    first = page.locator("table.serving tbody tr").first
+    decode = first.locator("td:nth-child(4)").inner_text().split(" ")[0]
+    placement = first.locator("td:nth-child(8)").inner_text()
+
+    first.locator("td:nth-child(2) a").click()
+
+    expect(page).to_have_url(re.compile(r"/builds/candidate/serve/\?parts=.*context=32768"))
+    for canvas in ("placement-chart", "kv-chart", "depth-chart", "batch-chart"):
+        wait_for_chart(page, canvas)
+    expect(page.locator("#decode-speed")).to_have_text(decode)
+    expect(page.locator("#placement-words h2")).to_have_text(f"Placement: {placement}")
+    expect(page.locator("#serving-workload")).to_contain_text("glm-4.7-flash in Q4_K_M")
+    assert chart_points(page, "depth-chart") >= 8
+    # One bar per place the model uses (VRAM here, or VRAM and CPU RAM), then the disk.
+    assert chart_points(page, "placement-chart") in (2, 3)
+    assert chart_layout_problems(page) == []
+    screenshots(page, "serving-build")
+    assert page_overflow(page) is None
+    assert watch.problems() == []
+
+
+def test_serving_on_the_simulate_page_redraws_on_a_change(
+    live_server: LiveServer, page: Page
+) -> None:
+    watch = ConsoleWatch(page)
+    page.goto(f"{live_server.url}/simulate/serve/")
+    wait_for_chart(page, "depth-chart")
+    before = page.locator("#decode-speed").inner_text()
+
+    page.locator("#id_gpu").select_option("RTX 5090")
+
+    expect(page).to_have_url(re.compile(r"gpu=RTX(%20|\+)5090"))
+    expect(page.locator("#decode-speed")).not_to_have_text(before)
+    wait_for_chart(page, "depth-chart")
+    screenshots(page, "serving-simulate")
+    assert watch.problems() == []

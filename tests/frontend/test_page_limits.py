@@ -78,3 +78,19 @@ def test_with_every_simulate_slot_taken_a_page_waits_then_gets_503(
     assert busy["Retry-After"] == str(BUSY_RETRY_AFTER_S)
     assert after.status_code == 200
     assert "Build A" in after.content.decode()
+
+
+@pytest.mark.usefixtures("small_budget")
+def test_the_serving_pages_spend_the_same_anonymous_budget(client: Client) -> None:
+    serving = {"model": "llama-3.1-8b", "quant": "Q4_K_M", "placement": "auto"}
+    answered = [
+        client.get("/simulate/serve/", {**serving, "context": str(4096 * n)}).status_code
+        for n in range(1, BUDGET + 1)
+    ]
+    runs = SimulationRun.objects.count()
+
+    refused = client.get("/builds/seed-b-dual-4090-consumer/serve/", serving)
+
+    assert answered == [200] * BUDGET
+    assert refused.status_code == 429
+    assert SimulationRun.objects.count() == runs

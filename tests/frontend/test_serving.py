@@ -1,5 +1,6 @@
 """The serving page (inference rankings) through Django's test client."""
 
+import re
 from typing import Any
 from unittest import mock
 
@@ -88,10 +89,24 @@ def test_an_inference_ranking_not_yet_computed_polls_its_run(
         ({"placement": "hybrid", "offload_from_layer": 47, "weights_gb": {"gpu": 17.0, "cpu": 0.0}},
          "all on GPU"),
         ({"placement": "hybrid", "offload_from_layer": 30, "weights_gb": {"gpu": 8.0, "cpu": 9.25}},
-         "hybrid: experts of layer 30 on in RAM (9.2 GB)"),
+         "hybrid: experts from layer 30 on in CPU RAM (9.2 GB)"),
         ({"placement": "cpu", "weights_gb": {"cpu": 17.0}}, "all in CPU RAM"),
         ({"placement": "unified", "weights_gb": {"unified": 17.0}}, "unified memory"),
     ],
 )  # fmt: skip
 def test_placements_are_labelled_by_what_they_do(row: dict[str, Any], label: str) -> None:
     assert placement_label(row) == label
+
+
+def test_every_serving_column_header_explains_itself_and_rows_link_their_build_page(
+    client: Client,
+) -> None:
+    ranking_compute(FLASH)
+
+    page = _text(client.get("/serve/"))
+
+    headers = re.findall(r'<th scope="col"( title="[^"]+")?[^>]*>', page)
+    assert headers[0] == ""  # the rank column: a number, nothing to explain
+    assert headers[1] == ""  # the build's name
+    assert all(title for title in headers[2:]), headers
+    assert page.count('<a href="/builds/candidate/serve/?parts=') == 50

@@ -9,6 +9,20 @@
     return `${p.name}: $${Math.round(p.x).toLocaleString()}, ${Math.round(p.y).toLocaleString()} tok/s`;
   }
 
+  // Context length on a log2 axis, ticks at the powers of two in short form (512, 1K, … 128K).
+  function contextAxis() {
+    const short = (v) => (v >= 1024 ? `${Math.round(v / 1024)}K` : `${v}`);
+    return {
+      type: "logarithmic", title: { display: true, text: "context (tokens)" },
+      afterBuildTicks: (scale) => {
+        const ticks = [];
+        for (let v = 512; v <= scale.max * 1.001; v *= 2) if (v >= scale.min * 0.999) ticks.push({ value: v });
+        scale.ticks = ticks;
+      },
+      ticks: { callback: short, maxRotation: 0, autoSkip: true },
+    };
+  }
+
   const builders = {
     scatter(points) {
       const frontier = points.filter((p) => p.pareto).sort((a, b) => a.x - b.x);
@@ -97,6 +111,91 @@
           scales: {
             x: { type: "linear", min: 0, title: { display: true, text: "seconds into the micro-batch" } },
             y: { ticks: { autoSkip: true, maxTicksLimit: 24 } },
+          },
+        },
+      };
+    },
+    // Serving: GB of each part of the model per place (VRAM, CPU RAM, disk), stacked.
+    placement(data) {
+      return {
+        type: "bar",
+        data: {
+          labels: data.locations,
+          datasets: data.datasets.map((d, i) => ({ label: d.label, data: d.gb, backgroundColor: COLORS[i] })),
+        },
+        options: {
+          indexAxis: "y",
+          scales: { x: { stacked: true, beginAtZero: true, title: { display: true, text: "GB" } }, y: { stacked: true } },
+          plugins: { legend: { labels: { boxWidth: 12 } },
+            tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.raw.toLocaleString("en-US", { maximumFractionDigits: 2 })} GB` } } },
+        },
+      };
+    },
+    // Serving: the KV cache against context length (log2 axis), and the room left for it.
+    kv(data) {
+      const depths = data.points.map((p) => p.depth_tokens);
+      return {
+        type: "line",
+        data: {
+          datasets: [
+            { label: "KV cache (GB)", data: data.points.map((p) => ({ x: p.depth_tokens, y: p.kv_cache_gb })),
+              borderColor: COLORS[4], backgroundColor: COLORS[4] },
+            { label: `room in ${data.kv_location} (GB)`, pointRadius: 0, borderDash: [4, 4], borderColor: COLORS[6],
+              backgroundColor: COLORS[6], data: [{ x: Math.min(...depths), y: data.kv_room_gb }, { x: Math.max(...depths), y: data.kv_room_gb }] },
+          ],
+        },
+        options: {
+          scales: {
+            x: contextAxis(),
+            y: { beginAtZero: true, title: { display: true, text: "GB" } },
+          },
+        },
+      };
+    },
+    // Serving: decode and prefill tokens/s against the tokens already in the context.
+    depth(data) {
+      const xy = (key) => data.points.filter((p) => p[key] !== null).map((p) => ({ x: p.depth_tokens, y: p[key] }));
+      return {
+        type: "line",
+        data: {
+          datasets: [
+            { label: "decode tokens/s", data: xy("decode_tokens_per_s"), borderColor: COLORS[0], backgroundColor: COLORS[0], yAxisID: "y" },
+            { label: "prefill tokens/s", data: xy("prefill_tokens_per_s"), borderColor: COLORS[1], backgroundColor: COLORS[1],
+              borderDash: [4, 4], yAxisID: "y1" },
+          ],
+        },
+        options: {
+          scales: {
+            x: contextAxis(),
+            y: { beginAtZero: true, title: { display: true, text: "decode tokens/s" } },
+            y1: { position: "right", beginAtZero: true, title: { display: true, text: "prefill tokens/s" },
+              grid: { drawOnChartArea: false } },
+          },
+        },
+      };
+    },
+    // Serving: decode tokens/s of all requests together and of each, against how many decode at once.
+    batch(data) {
+      const fits = data.points.filter((p) => p.decode_tokens_per_s !== null);
+      const xy = (key) => fits.map((p) => ({ x: p.requests, y: p[key] }));
+      return {
+        type: "line",
+        data: {
+          datasets: [
+            { label: "all requests (tokens/s)", data: xy("decode_tokens_per_s"), borderColor: COLORS[0], backgroundColor: COLORS[0], yAxisID: "y" },
+            { label: "each request (tokens/s)", data: xy("per_request_tokens_per_s"), borderColor: COLORS[2], backgroundColor: COLORS[2],
+              borderDash: [4, 4], yAxisID: "y1" },
+          ],
+        },
+        options: {
+          scales: {
+            x: { type: "logarithmic", title: { display: true, text: "concurrent requests" },
+              min: fits.length ? fits[0].requests : 1, max: fits.length ? fits[fits.length - 1].requests : 1,
+              afterBuildTicks: (scale) => { scale.ticks = fits.map((p) => ({ value: p.requests })); },
+              ticks: { callback: (v) => `${v}`, maxRotation: 0 } },
+            y: { beginAtZero: true, title: { display: true, text: "decode tokens/s, all" } },
+            y1: { position: "right", beginAtZero: true, title: { display: true, text: "tokens/s, each" },
+              grid: { drawOnChartArea: false } },
           },
         },
       };

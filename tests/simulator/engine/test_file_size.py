@@ -5,7 +5,6 @@ from typing import Any
 
 import pytest
 
-from simulator.engine.calibration.corpus import row_from_json
 from simulator.engine.calibration.predict import predict_row
 from simulator.engine.calibration.setups import InferSetup, _mix_base, row_setup
 from simulator.engine.formats.weights import weight_scheme
@@ -13,6 +12,7 @@ from simulator.engine.model.registry import load_model
 from simulator.engine.serve.file_size import scaled_to_file, stored_bytes
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.units import GIB
+from tests.simulator.engine.corpus_rows import corpus_row
 
 QWEN3_MOE = load_model("qwen3-30b-a3b")
 
@@ -44,14 +44,7 @@ def test_a_mix_is_read_by_its_base_type_a_published_type_as_itself(quant: str, b
 
 
 def _row(quant: str) -> Any:
-    body = {
-        "id": "T1", "category": "inference_moe_gpu", "engine": "llama.cpp CUDA",
-        "hardware": {"gpu": "RTX 4090", "gpu_count": 1}, "model": "Qwen3-30B-A3B",
-        "quant": quant, "workload": {"phase": "decode", "test": "tg128"},
-        "metric": "decode throughput", "value": 100.0, "unit": "tok/s",
-        "source": {"url": "https://example.org/x"},
-    }  # fmt: skip
-    return row_from_json(body, "rows[0]")
+    return corpus_row(category="inference_moe_gpu", model="Qwen3-30B-A3B", quant=quant)
 
 
 def test_a_mix_row_reads_the_stated_file_and_is_not_modeled_without_one():

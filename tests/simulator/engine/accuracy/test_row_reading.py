@@ -5,7 +5,6 @@ from typing import Any
 
 import pytest
 
-from simulator.engine.calibration.corpus import row_from_json
 from simulator.engine.calibration.predict import predict_row
 from simulator.engine.calibration.setups import (
     InferSetup,
@@ -18,17 +17,11 @@ from simulator.engine.devices import Cpu, System, require_device
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.placement import model_parts, place
+from tests.simulator.engine.corpus_rows import corpus_row
 
 
 def _row(**changes: Any) -> Any:
-    body = {
-        "id": "T1", "category": "inference_gpu_dense", "engine": "llama.cpp CUDA",
-        "hardware": {"gpu": "RTX 4090", "gpu_count": 1}, "model": "Llama 3.1 8B",
-        "quant": "Q4_0", "workload": {"phase": "decode", "test": "tg128"},
-        "metric": "decode throughput", "value": 100.0, "unit": "tok/s",
-        "source": {"url": "https://example.org/x"},
-    }  # fmt: skip
-    return row_from_json({**body, **changes}, "rows[0]")
+    return corpus_row(**changes)
 
 
 @pytest.mark.parametrize(
