@@ -105,6 +105,13 @@ PRICE_OBSERVATIONS = [
         quote="I've been testing Intel's $589 next-generation flagship Core Ultra 9 285K "
         "processor",
     ),
+    SourcedPrice(
+        part_pk=231, amount="1083", currency="USD", condition="new",
+        vendor="AMD list price (ChipVERSUS)", region="US",
+        source_url="https://chipversus.com/compare/epyc-9124-vs-xeon-gold-6312u",
+        observed_on=READ_ON, dated=READ,
+        quote="| Price | ✅ More affordable ($1,083) | ⚠️ Higher cost ($1,645) |",
+    ),
     # --- NVMe drives ----------------------------------------------------------------
     SourcedPrice(
         part_pk=415, amount="124.99", currency="USD", condition="new",
