@@ -6,6 +6,7 @@ and the speeds against context depth, computed by the engine from the stored res
 from typing import Any
 from urllib.parse import urlencode
 
+from frontend.custom_models import custom_model_get
 from frontend.selectors import parts_query
 from simulator.engine import (
     CONTENT_KINDS,
@@ -13,6 +14,7 @@ from simulator.engine import (
     InferenceResult,
     batch_sweep,
     context_sweep,
+    model_slugs,
     parse_request,
     placement_contents,
     simulate,
@@ -24,6 +26,18 @@ from simulator.services.accuracy import ranking_rows_banded, result_error_band
 from simulator.services.ranking_views import ranking_view
 
 ALL_ROWS = 10**6
+
+
+def serving_model_choices(*, custom: object) -> list[tuple[str, str]]:
+    """The shipped models by slug, then the stored custom model the slug `custom` names
+    (`custom:<16 hex>`), if any, by its name."""
+    choices = [(slug, slug) for slug in model_slugs()]
+    stored = custom_model_get(slug=custom) if isinstance(custom, str) else None
+    if stored is not None:
+        choices.append((stored.slug, f"{stored.name} (yours)"))
+    return choices
+
+
 # Orders the ranking service does not keep: fastest or longest first, then cheapest.
 DESCENDING = ("decode_tokens_per_s", "prefill_tokens_per_s", "max_context")
 # The workload a serving page's address carries: what a ranking row was ranked under.
@@ -49,7 +63,14 @@ def serving_page(
          "parts_query": parts_query(row["parts"]), "link_query": row_link_query(workload, row)}
         for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=workload), 1)
     ]  # fmt: skip
-    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table)}
+    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table),
+            "model_name": model_name(workload)}  # fmt: skip
+
+
+def model_name(workload: dict[str, Any]) -> str:
+    """The workload's model as a page names it: a brought model by its name, not its slug."""
+    config = workload.get("model_config") or {}
+    return str(config.get("_display_name") or workload["model"])
 
 
 def row_link_query(workload: dict[str, Any], row: dict[str, Any]) -> str:
