@@ -24,6 +24,7 @@ from frontend.serving_forms import (
     ServeWorkloadForm,
 )
 from frontend.serving_selectors import (
+    EXPERTS_IN_RAM,
     experts_in_ram_view,
     serving_model_choices,
     serving_page,
@@ -113,10 +114,6 @@ def serve_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
 
 
 # --- one build serving: a catalog build, a ranked candidate, or hardware of your own --------
-# The placement that keeps routed experts in CPU RAM from the first MoE layer (`-ot exps=CPU`).
-EXPERTS_IN_RAM = "hybrid"
-
-
 def _serving_result(target: dict[str, Any], workload: dict[str, Any]) -> dict[str, Any]:
     """The build's serving report, and beside it the experts-in-RAM figure where the
     result keeps a MoE model all on the GPU (or why that placement does not run here)."""
@@ -126,7 +123,7 @@ def _serving_result(target: dict[str, Any], workload: dict[str, Any]) -> dict[st
     parts = (run.result.get("build") or {}).get("parts", [])
     report["part_slugs"] = part_slug_map(part_ids=[p["part_id"] for p in parts])
     if report["experts_in_ram_offered"]:
-        forced = {**workload, "placement": EXPERTS_IN_RAM, "offload_from_layer": None}
+        forced = {**workload, **EXPERTS_IN_RAM}
         try:
             other = build_simulate(target=target, workload=forced, with_comparison=False).run
             assert other.result is not None

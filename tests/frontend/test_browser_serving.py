@@ -64,7 +64,8 @@ def test_a_serving_row_opens_its_build_page_with_the_charts_and_the_rows_speed(
     page.goto(f"{live_server.url}/serve/")
     first = page.locator("table.serving tbody tr").first
     decode = first.locator("td:nth-child(4)").inner_text().split(" ")[0]
-    placement = first.locator("td:nth-child(8)").inner_text()
+    # The placement in words; for a MoE kept all on the GPU, the experts-in-RAM figure below.
+    placement, *forced = first.locator("td:nth-child(8)").inner_text().splitlines()
 
     first.locator("td:nth-child(2) a").click()
 
@@ -73,6 +74,9 @@ def test_a_serving_row_opens_its_build_page_with_the_charts_and_the_rows_speed(
         wait_for_chart(page, canvas)
     expect(page.locator("#decode-speed")).to_have_text(decode)
     expect(page.locator("#placement-words h2")).to_have_text(f"Placement: {placement}")
+    if forced:  # the row's figure is the one its build page shows beside the headline
+        figure = forced[0].split(":")[1].split(" decode")[0].strip()
+        expect(page.locator("#experts-in-ram strong")).to_have_text(f"{figure} decode tokens/s")
     expect(page.locator("#serving-workload")).to_contain_text("glm-4.7-flash in Q4_K_M")
     assert chart_points(page, "depth-chart") >= 8
     # One bar per place the model uses (VRAM here, or VRAM and CPU RAM), then the disk.
