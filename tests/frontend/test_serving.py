@@ -156,3 +156,22 @@ def test_rows_offloading_experts_or_serving_a_dense_model_offer_no_forced_figure
     assert all(row["experts_in_ram"] is None for row in offloaded)
     assert all(row["experts_in_ram"] is None for row in dense.context["ranking"]["rows"])
     assert "experts in RAM" not in _text(dense)
+
+
+def test_a_row_whose_ram_cannot_hold_the_experts_says_the_forced_placement_does_not_run(
+    client: Client,
+) -> None:
+    oss = {**FLASH, "model": "gpt-oss-120b", "quant": "MXFP4", "context": 4096}
+    ranking_compute(oss)
+
+    response = client.get("/serve/", oss)
+
+    refused = [r for r in response.context["ranking"]["rows"]
+               if r["experts_in_ram"] and "refused" in r["experts_in_ram"]]  # fmt: skip
+    assert refused, "a multi-GPU build with 32 GB of RAM holds gpt-oss-120b on its GPUs only"
+    row = refused[0]
+    # The same reason its build page gives beside the headline.
+    opened = client.get(f"/builds/candidate/serve/?{row['link_query']}").context
+    assert row["experts_in_ram"]["refused"] == opened["experts_in_ram_refused"]
+    assert "in cpu memory" in row["experts_in_ram"]["refused"]
+    assert "experts in RAM:\n          does not run</a>" in _text(response)

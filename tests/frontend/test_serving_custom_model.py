@@ -107,7 +107,13 @@ def test_a_config_brought_on_the_serving_ranking_ranks_and_its_rows_agree_with_t
     row, link = ranking["rows"][0], links[0]
     assert parse_qs(urlsplit(link).query)["model"] == [stored.slug]
     # The row's build page, opened from its link, and the API agree with the row.
-    opened = Client().get(link).context["result"]
+    context = Client().get(link).context
+    opened = context["result"]
+    # Brought as a config.json, the MoE kept all on the GPU has its experts-in-RAM figure too.
+    assert row["placement_label"] == context["placement_words"] == "all on GPU"
+    assert row["experts_in_ram"]["decode_tokens_per_s"] == pytest.approx(
+        context["experts_in_ram"]["decode_tokens_per_s"], rel=1e-9
+    )
     parts = [{"part_id": int(p), "quantity": int(q)}
              for p, q in (item.split(":") for item in row["parts_query"].split(","))]  # fmt: skip
     api = _api({"workload": _workload(stored), "parts": parts})
