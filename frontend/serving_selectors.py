@@ -31,6 +31,10 @@ from simulator.services.accuracy import ranking_rows_banded, result_error_band
 from simulator.services.ranking_views import ranking_view
 
 ALL_ROWS = 10**6
+# Orders the ranking service does not keep: fastest or longest first, then cheapest.
+DESCENDING = ("decode_tokens_per_s", "prefill_tokens_per_s", "max_context")
+# The workload a serving page's address carries: what a ranking row was ranked under.
+WORKLOAD_KEYS = ("model", "quant", "context", "placement")
 
 
 def serving_model_choices(*, custom: object) -> list[tuple[str, str]]:
@@ -41,12 +45,6 @@ def serving_model_choices(*, custom: object) -> list[tuple[str, str]]:
     if stored is not None:
         choices.append((stored.slug, f"{stored.name} (yours)"))
     return choices
-
-
-# Orders the ranking service does not keep: fastest or longest first, then cheapest.
-DESCENDING = ("decode_tokens_per_s", "prefill_tokens_per_s", "max_context")
-# The workload a serving page's address carries: what a ranking row was ranked under.
-WORKLOAD_KEYS = ("model", "quant", "context", "placement")
 
 
 def serving_page(
@@ -147,16 +145,18 @@ def experts_in_ram_rows(
         if not offer:
             answers.append(None)
             continue
-        body = {"workload": forced, "hardware": _row_hardware(row, parts)}
-        try:
-            engine = simulate(parse_request(body))
-        except (EngineInputError, ArithmeticError) as exc:
-            answers.append({"refused": getattr(exc, "message", str(exc))})
-            continue
-        assert isinstance(engine, InferenceResult)
-        answers.append({"decode_tokens_per_s": float(engine.decode.tokens_per_s),
-                        "prefill_tokens_per_s": float(engine.prefill.tokens_per_s)})  # fmt: skip
+        answers.append(_forced_figures(forced, _row_hardware(row, parts)))
     return answers
+
+
+def _forced_figures(workload: dict[str, Any], hardware: dict[str, Any]) -> dict[str, Any]:
+    try:
+        engine = simulate(parse_request({"workload": workload, "hardware": hardware}))
+    except EngineInputError as exc:
+        return {"refused": exc.message}
+    assert isinstance(engine, InferenceResult)
+    return {"decode_tokens_per_s": float(engine.decode.tokens_per_s),
+            "prefill_tokens_per_s": float(engine.prefill.tokens_per_s)}  # fmt: skip
 
 
 # --- one build's serving result -------------------------------------------------------------
