@@ -87,11 +87,12 @@ class ModelField(forms.ChoiceField):
         super().validate(value)
 
 
-class WorkloadForm(forms.Form):
+class ModelChoiceForm(forms.Form):
+    """A form whose `model` is a shipped model or a stored custom one: the view passes the
+    choices (the stored model its data names among them), and a custom model's config goes
+    to the engine as the workload's `model_config`."""
+
     model = ModelField(label="Model")
-    quant = forms.ChoiceField(label="Quantization", choices=quant_choices)
-    seq_len = forms.IntegerField(label="Sequence length (tokens)")
-    tokens = forms.IntegerField(label="Token target", help_text="tokens to train on")
 
     def __init__(
         self, *args: Any, model_choices: list[tuple[str, str]] | None = None, **kwargs: Any
@@ -108,11 +109,22 @@ class WorkloadForm(forms.Form):
         self.custom_model = custom_model_get(slug=slug)
         return slug
 
+    def model_config_entry(self) -> dict[str, Any]:
+        """The workload's `model_config` entry: the stored config, or nothing."""
+        if self.custom_model is None:
+            return {}
+        return {"model_config": self.custom_model.config}
+
+
+class WorkloadForm(ModelChoiceForm):
+    quant = forms.ChoiceField(label="Quantization", choices=quant_choices)
+    seq_len = forms.IntegerField(label="Sequence length (tokens)")
+    tokens = forms.IntegerField(label="Token target", help_text="tokens to train on")
+
     def workload(self) -> dict[str, Any]:
         data = self.cleaned_data
         workload = {"kind": "train", **{k: data[k] for k in ("model", "quant", "seq_len")}}
-        if self.custom_model is not None:
-            workload["model_config"] = self.custom_model.config
+        workload |= self.model_config_entry()
         workload["tokens"] = data["tokens"]
         if "mode" in data:
             workload["mode"] = data["mode"]

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from django import forms
 
+from frontend.forms import ModelChoiceForm
 from simulator.engine import (
     AUTO,
     PLACEMENTS,
@@ -16,7 +17,6 @@ from simulator.engine import (
     Gpu,
     System,
     devices,
-    model_slugs,
 )
 from simulator.ranking import DEFAULT_INFER_SORT
 
@@ -54,10 +54,10 @@ SERVE_SORTS = (
 )
 
 
-class ServeWorkloadForm(forms.Form):
-    """An inference workload: what the serving pages simulate."""
+class ServeWorkloadForm(ModelChoiceForm):
+    """An inference workload: what the serving pages simulate (a shipped model, or one
+    brought as a config.json and stored, named by its `custom:` slug)."""
 
-    model = forms.ChoiceField(label="Model")
     quant = forms.ChoiceField(
         label="Weight format",
         choices=[(name, f"{name} ({t.bits_per_weight:g} bits/weight)")
@@ -70,15 +70,10 @@ class ServeWorkloadForm(forms.Form):
         help_text="hybrid only; empty: every MoE layer's experts (auto: as many on GPU as fit)",
     )  # fmt: skip
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        field = self.fields["model"]
-        assert isinstance(field, forms.ChoiceField)
-        field.choices = [(slug, slug) for slug in model_slugs()]
-
     def workload(self) -> dict[str, Any]:
         data = self.cleaned_data
         workload = {"kind": "infer", **{key: data[key] for key in WORKLOAD_KEYS}}
+        workload |= self.model_config_entry()
         if data.get("offload_from_layer") is not None:
             workload["offload_from_layer"] = data["offload_from_layer"]
         return workload

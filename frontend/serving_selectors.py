@@ -6,17 +6,24 @@ and the speeds against context depth, computed by the engine from the stored res
 from typing import Any
 from urllib.parse import urlencode
 
+from catalog.models import Part
+from catalog.selectors import part_detailed_map
+from catalog.spec import spec_from_lines
+from frontend.custom_models import custom_model_get
 from frontend.selectors import parts_query
 from simulator.engine import (
     CONTENT_KINDS,
     GIB,
+    EngineInputError,
     InferenceResult,
     batch_sweep,
     context_sweep,
+    model_slugs,
     parse_request,
     placement_contents,
     simulate,
     sweep_depths,
+    workload_model,
 )
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT, INFER_SORT_FIELDS
@@ -28,6 +35,16 @@ ALL_ROWS = 10**6
 DESCENDING = ("decode_tokens_per_s", "prefill_tokens_per_s", "max_context")
 # The workload a serving page's address carries: what a ranking row was ranked under.
 WORKLOAD_KEYS = ("model", "quant", "context", "placement")
+
+
+def serving_model_choices(*, custom: object) -> list[tuple[str, str]]:
+    """The shipped models by slug, then the stored custom model the slug `custom` names
+    (`custom:<16 hex>`), if any, by its name."""
+    choices = [(slug, slug) for slug in model_slugs()]
+    stored = custom_model_get(slug=custom) if isinstance(custom, str) else None
+    if stored is not None:
+        choices.append((stored.slug, f"{stored.name} (yours)"))
+    return choices
 
 
 def serving_page(
@@ -60,7 +77,16 @@ def serving_page(
          "parts_query": parts_query(row["parts"]), "link_query": row_link_query(workload, row)}
         for i, row in enumerate(ranking_rows_banded(rows[:limit], workload=workload), 1)
     ]  # fmt: skip
-    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table)}
+    forced = experts_in_ram_rows(workload=workload, rows=table)
+    table = [{**row, "experts_in_ram": answer} for row, answer in zip(table, forced, strict=True)]
+    return {**view, "sort": sort, "rows": table, "points": points, "shown": len(table),
+            "model_name": model_name(workload)}  # fmt: skip
+
+
+def model_name(workload: dict[str, Any]) -> str:
+    """The workload's model as a page names it: a brought model by its name, not its slug."""
+    config = workload.get("model_config") or {}
+    return str(config.get("_display_name") or workload["model"])
 
 
 def row_link_query(workload: dict[str, Any], row: dict[str, Any]) -> str:
@@ -90,6 +116,58 @@ def placement_label(row: dict[str, Any]) -> str:
         return "all on GPU"
     layer = row.get("offload_from_layer")
     return f"hybrid: experts from layer {layer} on in CPU RAM ({in_ram_gb:,.1f} GB)"
+
+
+# The placement that keeps routed experts in CPU RAM from the first MoE layer (llama.cpp's
+# `-ot exps=CPU`): the API's "hybrid" with no `offload_from_layer`.
+EXPERTS_IN_RAM = {"placement": "hybrid", "offload_from_layer": None}
+
+
+def _is_moe(workload: dict[str, Any]) -> bool:
+    try:
+        return bool(workload_model(workload).is_moe)
+    except EngineInputError:
+        return False
+
+
+def _row_hardware(row: dict[str, Any], parts: dict[int, Part]) -> dict[str, Any]:
+    """The engine's hardware form of a row's parts, as a build page simulates them."""
+    spec = spec_from_lines((parts[p["part_id"]].detail, p["quantity"]) for p in row["parts"])
+    return dict(spec.any_hardware())
+
+
+def experts_in_ram_rows(
+    *, workload: dict[str, Any], rows: list[dict[str, Any]]
+) -> list[dict[str, Any] | None]:
+    """For each row that keeps a MoE model all on the GPU of a PC (a CPU to hold the
+    experts), the figures with the routed experts forced into CPU RAM, as its build page
+    shows them beside the headline (`{"refused": why}` where that does not run); None for
+    the other rows. One engine run per such row: a fraction of a millisecond each."""
+    offered = [
+        row["placement_label"] == "all on GPU" and row.get("cpu_name") is not None for row in rows
+    ]
+    if not any(offered) or not _is_moe(workload):
+        return [None] * len(rows)
+    part_ids = {p["part_id"] for row in rows for p in row["parts"]}
+    parts = part_detailed_map(part_ids=sorted(part_ids))
+    forced = {**workload, **EXPERTS_IN_RAM}
+    answers: list[dict[str, Any] | None] = []
+    for row, offer in zip(rows, offered, strict=True):
+        if not offer:
+            answers.append(None)
+            continue
+        answers.append(_forced_figures(forced, _row_hardware(row, parts)))
+    return answers
+
+
+def _forced_figures(workload: dict[str, Any], hardware: dict[str, Any]) -> dict[str, Any]:
+    try:
+        engine = simulate(parse_request({"workload": workload, "hardware": hardware}))
+    except EngineInputError as exc:
+        return {"refused": exc.message}
+    assert isinstance(engine, InferenceResult)
+    return {"decode_tokens_per_s": float(engine.decode.tokens_per_s),
+            "prefill_tokens_per_s": float(engine.prefill.tokens_per_s)}  # fmt: skip
 
 
 # --- one build's serving result -------------------------------------------------------------

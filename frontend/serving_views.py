@@ -23,7 +23,13 @@ from frontend.serving_forms import (
     ServeSimulationForm,
     ServeWorkloadForm,
 )
-from frontend.serving_selectors import experts_in_ram_view, serving_page, serving_report
+from frontend.serving_selectors import (
+    EXPERTS_IN_RAM,
+    experts_in_ram_view,
+    serving_model_choices,
+    serving_page,
+    serving_report,
+)
 from frontend.views import (
     partial_template,
     parts_param,
@@ -84,6 +90,11 @@ def _result(
             "column_hints": COLUMN_HINTS, "sort_label": dict(SERVE_SORTS)[sort]}  # fmt: skip
 
 
+def _form(form_class: type[ServeWorkloadForm], data: dict[str, Any]) -> Any:
+    """The form bound to `data`, its model among the choices if it is a stored custom one."""
+    return form_class(data, model_choices=serving_model_choices(custom=data.get("model")))
+
+
 def _view(form: ServeFilterForm) -> tuple[float | None, str, PriceOptions]:
     if not form.is_valid():
         return None, DEFAULT_INFER_SORT, PriceOptions()
@@ -94,7 +105,7 @@ def _view(form: ServeFilterForm) -> tuple[float | None, str, PriceOptions]:
 @require_GET
 @vary_on_headers("HX-Request")
 def serve(request: HttpRequest) -> HttpResponse:
-    form = ServeFilterForm(with_defaults(request.GET, SERVE_DEFAULTS))
+    form = _form(ServeFilterForm, with_defaults(request.GET, SERVE_DEFAULTS))
     context: dict[str, Any] = {"form": form, "query": request.GET.urlencode()}
     if form.is_valid():
         try:
@@ -115,17 +126,13 @@ def serve(request: HttpRequest) -> HttpResponse:
 def serve_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
     """An inference ranking's progress bar while it computes, its table when done."""
     run = simulation_run_get(run_id=run_id)
-    form = ServeFilterForm(with_defaults(request.GET, SERVE_DEFAULTS))
+    form = _form(ServeFilterForm, with_defaults(request.GET, SERVE_DEFAULTS))
     links = sort_links(request.GET, reverse("frontend:serve"), COLUMNS)
     context = {"query": request.GET.urlencode(), **_result(run, *_view(form), links)}
     return render(request, "frontend/_serving_result.html", context)
 
 
 # --- one build serving: a catalog build, a ranked candidate, or hardware of your own --------
-# The placement that keeps routed experts in CPU RAM from the first MoE layer (`-ot exps=CPU`).
-EXPERTS_IN_RAM = "hybrid"
-
-
 def _serving_result(target: dict[str, Any], workload: dict[str, Any]) -> dict[str, Any]:
     """The build's serving report, and beside it the experts-in-RAM figure where the
     result keeps a MoE model all on the GPU (or why that placement does not run here)."""
@@ -135,7 +142,7 @@ def _serving_result(target: dict[str, Any], workload: dict[str, Any]) -> dict[st
     parts = (run.result.get("build") or {}).get("parts", [])
     report["part_slugs"] = part_slug_map(part_ids=[p["part_id"] for p in parts])
     if report["experts_in_ram_offered"]:
-        forced = {**workload, "placement": EXPERTS_IN_RAM, "offload_from_layer": None}
+        forced = {**workload, **EXPERTS_IN_RAM}
         try:
             other = build_simulate(target=target, workload=forced, with_comparison=False).run
             assert other.result is not None
@@ -171,7 +178,7 @@ BUILD_DEFAULTS = {k: v for k, v in SERVE_DEFAULTS.items() if k != "sort"}
 @vary_on_headers("HX-Request")
 def serve_build_detail(request: HttpRequest, slug: str) -> HttpResponse:
     build = build_get(slug=slug)
-    form = ServeWorkloadForm(with_defaults(request.GET, BUILD_DEFAULTS))
+    form = _form(ServeWorkloadForm, with_defaults(request.GET, BUILD_DEFAULTS))
     context = {"build": build, "page": "frontend/serving_build.html",
                "action": reverse("frontend:serve-build", args=[slug])}  # fmt: skip
     return _serving_page(request, form, lambda _: {"build_id": build.pk}, context)
@@ -181,7 +188,7 @@ def serve_build_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def serve_candidate_detail(request: HttpRequest) -> HttpResponse:
     """A ranked candidate (not stored) serving the workload its ranking row was ranked under."""
-    form = ServeWorkloadForm(with_defaults(request.GET, BUILD_DEFAULTS))
+    form = _form(ServeWorkloadForm, with_defaults(request.GET, BUILD_DEFAULTS))
     parts = request.GET.get("parts", "")
     context = {"parts_query": parts, "page": "frontend/serving_build.html",
                "action": reverse("frontend:serve-candidate")}  # fmt: skip
@@ -192,7 +199,7 @@ def serve_candidate_detail(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def serve_simulate(request: HttpRequest) -> HttpResponse:
     """Serving on hardware of your own, named from the device table."""
-    form = ServeSimulationForm(with_defaults(request.GET, SIMULATE_DEFAULTS))
+    form = _form(ServeSimulationForm, with_defaults(request.GET, SIMULATE_DEFAULTS))
     context = {"page": "frontend/serving_simulate.html",
                "action": reverse("frontend:simulate-serve"), "simulate": True}  # fmt: skip
     return _serving_page(request, form, lambda f: {"hardware": f.hardware()}, context)

@@ -357,7 +357,10 @@ def compare(request: HttpRequest) -> HttpResponse:
 
 # --- a model brought as a config.json ------------------------------------------------------
 # The pages a brought model returns to, selected in their workload form.
-MODEL_PAGES = frozenset({"home", "build-detail", "candidate", "compare", "simulate"})
+MODEL_PAGES = frozenset({
+    "home", "build-detail", "candidate", "compare", "simulate",
+    "serve", "serve-build", "serve-candidate", "simulate-serve",
+})  # fmt: skip
 
 
 def _model_page(request: HttpRequest) -> tuple[str, QueryDict]:

@@ -2,6 +2,7 @@
 change and a sort by decode speed without a reload; a row's serving build page with its
 charts; serving on the Simulate page."""
 
+import json
 import re
 
 import pytest
@@ -18,6 +19,7 @@ from tests.frontend.browser import (
 )
 from tests.frontend.conftest import ranking_compute
 from tests.frontend.test_serving import FLASH
+from tests.frontend.test_serving_custom_model import CONFIG
 
 pytestmark = pytest.mark.usefixtures("catalog_committed")
 
@@ -62,7 +64,8 @@ def test_a_serving_row_opens_its_build_page_with_the_charts_and_the_rows_speed(
     page.goto(f"{live_server.url}/serve/")
     first = page.locator("table.serving tbody tr").first
     decode = first.locator("td:nth-child(4)").inner_text().split(" ")[0]
-    placement = first.locator("td:nth-child(8)").inner_text()
+    # The placement in words; for a MoE kept all on the GPU, the experts-in-RAM figure below.
+    placement, *forced = first.locator("td:nth-child(8)").inner_text().splitlines()
 
     first.locator("td:nth-child(2) a").click()
 
@@ -71,6 +74,9 @@ def test_a_serving_row_opens_its_build_page_with_the_charts_and_the_rows_speed(
         wait_for_chart(page, canvas)
     expect(page.locator("#decode-speed")).to_have_text(decode)
     expect(page.locator("#placement-words h2")).to_have_text(f"Placement: {placement}")
+    if forced:  # the row's figure is the one its build page shows beside the headline
+        figure = forced[0].split(":")[1].split(" tokens/s")[0].strip()
+        expect(page.locator("#experts-in-ram strong")).to_have_text(f"{figure} decode tokens/s")
     expect(page.locator("#serving-workload")).to_contain_text("glm-4.7-flash in Q4_K_M")
     assert chart_points(page, "depth-chart") >= 8
     # One bar per place the model uses (VRAM here, or VRAM and CPU RAM), then the disk.
@@ -95,4 +101,29 @@ def test_serving_on_the_simulate_page_redraws_on_a_change(
     expect(page.locator("#decode-speed")).not_to_have_text(before)
     wait_for_chart(page, "depth-chart")
     screenshots(page, "serving-simulate")
+    assert watch.problems() == []
+
+
+def test_a_config_json_pasted_on_the_serving_simulate_page_is_served_at_its_own_address(
+    live_server: LiveServer, page: Page
+) -> None:
+    watch = ConsoleWatch(page)
+    page.goto(f"{live_server.url}/simulate/serve/")
+    wait_for_chart(page, "depth-chart")
+    box = page.locator("#own-model")
+    box.get_by_text("Your model: paste or upload").click()
+    box.get_by_label("Model name").fill("My Flash")
+    box.get_by_label("config.json").fill(json.dumps(CONFIG, indent=2))
+
+    box.get_by_role("button", name="Use this model").click()
+
+    expect(page).to_have_url(re.compile(r"/simulate/serve/\?.*model=custom%3A[0-9a-f]{16}"))
+    model = page.locator("#serving-report #id_model")
+    expect(model).to_have_value(re.compile(r"^custom:[0-9a-f]{16}$"))
+    expect(model.locator("option:checked")).to_have_text("My Flash (yours)")
+    expect(page.locator("#serving-workload")).to_contain_text("My Flash in Q4_K_M")
+    expect(page.locator("#decode-speed")).to_have_text(re.compile(r"^[\d,]+\.\d$"))
+    for canvas in ("placement-chart", "kv-chart", "depth-chart", "batch-chart"):
+        wait_for_chart(page, canvas)
+    screenshots(page, "serving-simulate-own-model")
     assert watch.problems() == []

@@ -11,8 +11,8 @@ from frontend.serving_selectors import placement_label
 from simulator.models import SimulationRun
 from tests.frontend.conftest import ranking_compute
 
-FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768,
-         "placement": "auto"}  # fmt: skip
+FLASH: dict[str, Any] = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M",
+                         "context": 32768, "placement": "auto"}  # fmt: skip
 pytestmark = pytest.mark.usefixtures("catalog")
 
 
@@ -110,3 +110,68 @@ def test_every_serving_column_header_explains_itself_and_rows_link_their_build_p
     assert headers[1] == ""  # the build's name
     assert all(title for title in headers[2:]), headers
     assert page.count('<a href="/builds/candidate/serve/?parts=') == 50
+
+
+# Each build's fastest placement (all on GPUs where the model fits), and hybrid fixed: a
+# hybrid row that offloads nothing reads "all on GPU" and is offered the figure too.
+@pytest.mark.parametrize("placement", ["auto", "hybrid"])
+def test_an_all_on_gpu_moe_row_offers_the_experts_in_ram_figure_its_build_page_shows(
+    client: Client, placement: str
+) -> None:
+    ranking_compute({**FLASH, "placement": placement})
+
+    response = client.get("/serve/", {**FLASH, "placement": placement})
+
+    rows = response.context["ranking"]["rows"]
+    offered = [row for row in rows if row["experts_in_ram"] is not None]
+    # Every PC row keeping the MoE model all on the GPU, and no other row.
+    assert offered == [row for row in rows
+                       if row["placement_label"] == "all on GPU" and row["cpu_name"]]  # fmt: skip
+    assert offered, "the ranking has rows keeping GLM-4.7-Flash all on the GPU"
+    assert {row["placement"] for row in offered} == {"gpu" if placement == "auto" else "hybrid"}
+    page = _text(response)
+    for row in offered[:3]:
+        # The row's build page shows the same figure beside its headline.
+        opened = client.get(f"/builds/candidate/serve/?{row['link_query']}").context
+        assert opened["placement_words"] == "all on GPU"
+        forced = opened["experts_in_ram"]["decode_tokens_per_s"]
+        assert row["experts_in_ram"]["decode_tokens_per_s"] == pytest.approx(forced, rel=1e-9)
+        assert forced < row["decode_tokens_per_s"]
+        link = f'href="/builds/candidate/serve/?{row["link_query"]}#experts-in-ram"'
+        assert link.replace("&", "&amp;") in page
+        assert f"experts in RAM:\n          {forced:,.1f} tokens/s</a>" in page
+
+
+def test_rows_offloading_experts_or_serving_a_dense_model_offer_no_forced_figure(
+    client: Client,
+) -> None:
+    ranking_compute({**FLASH, "placement": "hybrid", "context": 131072})
+    ranking_compute({**FLASH, "model": "llama-3.1-8b"})
+
+    offloading = client.get("/serve/", {**FLASH, "placement": "hybrid", "context": 131072})
+    dense = client.get("/serve/", {**FLASH, "model": "llama-3.1-8b"})
+
+    offloaded = [r for r in offloading.context["ranking"]["rows"] if r["weights_gb"].get("cpu")]
+    assert offloaded, "some build offloads experts at 128K tokens of context"
+    assert all(row["experts_in_ram"] is None for row in offloaded)
+    assert all(row["experts_in_ram"] is None for row in dense.context["ranking"]["rows"])
+    assert "experts in RAM" not in _text(dense)
+
+
+def test_a_row_whose_ram_cannot_hold_the_experts_says_the_forced_placement_does_not_run(
+    client: Client,
+) -> None:
+    oss = {**FLASH, "model": "gpt-oss-120b", "quant": "MXFP4", "context": 4096}
+    ranking_compute(oss)
+
+    response = client.get("/serve/", oss)
+
+    refused = [r for r in response.context["ranking"]["rows"]
+               if r["experts_in_ram"] and "refused" in r["experts_in_ram"]]  # fmt: skip
+    assert refused, "a multi-GPU build with 32 GB of RAM holds gpt-oss-120b on its GPUs only"
+    row = refused[0]
+    # The same reason its build page gives beside the headline.
+    opened = client.get(f"/builds/candidate/serve/?{row['link_query']}").context
+    assert row["experts_in_ram"]["refused"] == opened["experts_in_ram_refused"]
+    assert "in cpu memory" in row["experts_in_ram"]["refused"]
+    assert "experts in RAM:\n          does not run</a>" in _text(response)

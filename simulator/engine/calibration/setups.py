@@ -306,6 +306,11 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "no storage tier (its placements are GPU, CPU RAM and unified memory)",
         ),
         (
+            "raspberry pi" in lowered,
+            "a GPU hosted by a Raspberry Pi: its Arm cores drive every kernel launch over a PCIe "
+            "×1 link, and the engine's per-layer costs are a desktop host's",
+        ),
+        (
             "-nkvo" in lowered,
             "KV cache in host RAM with the weights on the GPU (-nkvo) is not an engine placement",
         ),

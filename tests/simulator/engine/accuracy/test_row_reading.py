@@ -264,3 +264,11 @@ def test_two_sockets_without_a_stated_numa_policy_are_not_modeled() -> None:
     assert "NUMA policy" in prediction.reason
     stated = predict_row(_row(hardware=two, engine="llama.cpp CPU (--numa distribute)"))
     assert stated.modeled
+
+
+def test_a_gpu_hosted_by_a_raspberry_pi_is_not_modeled() -> None:
+    pi = {"gpu": "RTX 4090", "gpu_count": 1, "cpu": "Raspberry Pi 5 (BCM2712)"}
+    row = _row(engine="llama.cpp Vulkan", hardware=pi)
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "Raspberry Pi" in prediction.reason
