@@ -121,6 +121,34 @@ def celery_worker_process(
 
 
 @pytest.fixture(autouse=True)
+def _worker_idle_before_flush(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test with the live worker waits, before its tables are flushed, until the worker
+    has no task running or reserved: a refresh its price change queued would otherwise read
+    the tables while TRUNCATE locks them (a deadlock PostgreSQL breaks by failing one)."""
+    if "celery_worker_process" not in request.fixturenames:
+        yield
+        return
+    hostname = request.getfixturevalue("celery_worker_process")
+    if "transactional_db" in request.fixturenames:
+        request.getfixturevalue("transactional_db")  # flushed after this fixture's teardown
+    yield
+    deadline = time.monotonic() + WORKER_IDLE_TIMEOUT_S
+    while time.monotonic() < deadline:
+        inspect = celery_app.control.inspect(destination=[hostname], timeout=1.0, limit=1)
+        busy = [
+            task
+            for tasks in ((inspect.active() or {}), (inspect.reserved() or {}))
+            for task in tasks.get(hostname, [])
+        ]
+        if not busy:
+            return
+        time.sleep(0.1)
+
+
+WORKER_IDLE_TIMEOUT_S = 30
+
+
+@pytest.fixture(autouse=True)
 def _no_remembered_rankings_answers() -> None:
     """Web processes keep GET /api/rankings answers for a second (simulator.apis); a test
     starts, like a fresh process, without those of the test before. (Engine tests may run
