@@ -217,9 +217,9 @@ class CustomModelForm(PastedModelForm):
         return data
 
 
-class RankingFilterForm(WorkloadForm):
-    budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
-    sort = forms.ChoiceField(label="Sort by", choices=TABLE_SORTS, initial=DEFAULT_SORT)
+class PriceOptionsForm(forms.Form):
+    """Which prices a ranking counts: the training and serving rankings' shared boxes."""
+
     include_estimates = forms.BooleanField(
         label="Include planner estimates",
         required=False,
@@ -231,6 +231,11 @@ class RankingFilterForm(WorkloadForm):
         required=False,
         help_text="prices older than the stale age leave their builds unranked",
     )
+
+
+class RankingFilterForm(WorkloadForm, PriceOptionsForm):
+    budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
+    sort = forms.ChoiceField(label="Sort by", choices=TABLE_SORTS, initial=DEFAULT_SORT)
 
 
 class BuildWorkloadForm(WorkloadForm):

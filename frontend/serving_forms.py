@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from django import forms
 
-from frontend.forms import ModelChoiceForm
+from frontend.forms import ModelChoiceForm, PriceOptionsForm
 from simulator.engine import (
     AUTO,
     PLACEMENTS,
@@ -79,23 +79,12 @@ class ServeWorkloadForm(ModelChoiceForm):
         return workload
 
 
-class ServeFilterForm(ServeWorkloadForm):
+class ServeFilterForm(ServeWorkloadForm, PriceOptionsForm):
     """The serving ranking's filters: each build in its own placement, so no offload layer."""
 
     offload_from_layer = None  # type: ignore[assignment]
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=SERVE_SORTS)
-    include_estimates = forms.BooleanField(
-        label="Include planner estimates",
-        required=False,
-        help_text="price parts that have no published price with the planner's estimate "
-        "(such builds are marked)",
-    )
-    exclude_stale = forms.BooleanField(
-        label="Leave out stale prices",
-        required=False,
-        help_text="prices older than the stale age leave their builds unranked",
-    )
 
 
 def _device_choices(kind: type[Device], none: str) -> list[tuple[str, str]]:
