@@ -10,6 +10,24 @@
   }
 
   // Context length on a log2 axis, ticks at the powers of two in short form (512, 1K, … 128K).
+  // Two lines on one x axis, the first on the left y axis, the second dashed on the right one.
+  function twoAxisLines(x, left, right) {
+    const dataset = (line, yAxisID, extra) => ({ label: line.label, data: line.data, borderColor: line.color,
+      backgroundColor: line.color, yAxisID, ...extra });
+    return {
+      type: "line",
+      data: { datasets: [dataset(left, "y", {}), dataset(right, "y1", { borderDash: [4, 4] })] },
+      options: {
+        scales: {
+          x,
+          y: { beginAtZero: true, title: { display: true, text: left.axis } },
+          y1: { position: "right", beginAtZero: true, title: { display: true, text: right.axis },
+            grid: { drawOnChartArea: false } },
+        },
+      },
+    };
+  }
+
   function contextAxis() {
     const short = (v) => (v >= 1024 ? `${Math.round(v / 1024)}K` : `${v}`);
     return {
@@ -155,50 +173,24 @@
     // Serving: decode and prefill tokens/s against the tokens already in the context.
     depth(data) {
       const xy = (key) => data.points.filter((p) => p[key] !== null).map((p) => ({ x: p.depth_tokens, y: p[key] }));
-      return {
-        type: "line",
-        data: {
-          datasets: [
-            { label: "decode tokens/s", data: xy("decode_tokens_per_s"), borderColor: COLORS[0], backgroundColor: COLORS[0], yAxisID: "y" },
-            { label: "prefill tokens/s", data: xy("prefill_tokens_per_s"), borderColor: COLORS[1], backgroundColor: COLORS[1],
-              borderDash: [4, 4], yAxisID: "y1" },
-          ],
-        },
-        options: {
-          scales: {
-            x: contextAxis(),
-            y: { beginAtZero: true, title: { display: true, text: "decode tokens/s" } },
-            y1: { position: "right", beginAtZero: true, title: { display: true, text: "prefill tokens/s" },
-              grid: { drawOnChartArea: false } },
-          },
-        },
-      };
+      return twoAxisLines(
+        contextAxis(),
+        { label: "decode tokens/s", data: xy("decode_tokens_per_s"), color: COLORS[0], axis: "decode tokens/s" },
+        { label: "prefill tokens/s", data: xy("prefill_tokens_per_s"), color: COLORS[1], axis: "prefill tokens/s" },
+      );
     },
     // Serving: decode tokens/s of all requests together and of each, against how many decode at once.
     batch(data) {
       const fits = data.points.filter((p) => p.decode_tokens_per_s !== null);
       const xy = (key) => fits.map((p) => ({ x: p.requests, y: p[key] }));
-      return {
-        type: "line",
-        data: {
-          datasets: [
-            { label: "all requests (tokens/s)", data: xy("decode_tokens_per_s"), borderColor: COLORS[0], backgroundColor: COLORS[0], yAxisID: "y" },
-            { label: "each request (tokens/s)", data: xy("per_request_tokens_per_s"), borderColor: COLORS[2], backgroundColor: COLORS[2],
-              borderDash: [4, 4], yAxisID: "y1" },
-          ],
-        },
-        options: {
-          scales: {
-            x: { type: "logarithmic", title: { display: true, text: "concurrent requests" },
-              min: fits.length ? fits[0].requests : 1, max: fits.length ? fits[fits.length - 1].requests : 1,
-              afterBuildTicks: (scale) => { scale.ticks = fits.map((p) => ({ value: p.requests })); },
-              ticks: { callback: (v) => `${v}`, maxRotation: 0 } },
-            y: { beginAtZero: true, title: { display: true, text: "decode tokens/s, all" } },
-            y1: { position: "right", beginAtZero: true, title: { display: true, text: "tokens/s, each" },
-              grid: { drawOnChartArea: false } },
-          },
-        },
-      };
+      return twoAxisLines(
+        { type: "logarithmic", title: { display: true, text: "concurrent requests" },
+          min: fits.length ? fits[0].requests : 1, max: fits.length ? fits[fits.length - 1].requests : 1,
+          afterBuildTicks: (scale) => { scale.ticks = fits.map((p) => ({ value: p.requests })); },
+          ticks: { callback: (v) => `${v}`, maxRotation: 0 } },
+        { label: "all requests (tokens/s)", data: xy("decode_tokens_per_s"), color: COLORS[0], axis: "decode tokens/s, all" },
+        { label: "each request (tokens/s)", data: xy("per_request_tokens_per_s"), color: COLORS[2], axis: "tokens/s, each" },
+      );
     },
     // One stepped line per condition over time, up to today (x: days, so uneven gaps look
     // uneven); a price holds until the next observation, hence the step after each point. Ticks
