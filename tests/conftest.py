@@ -81,6 +81,9 @@ def _wait_for_worker(hostname: str, proc: subprocess.Popen[bytes]) -> None:
     raise RuntimeError(f"celery worker {hostname} did not answer ping in time")
 
 
+_running_worker: list[str] = []  # the session worker's hostname while it runs
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(
     django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
@@ -108,10 +111,12 @@ def celery_worker_process(
         proc = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log)
         try:
             _wait_for_worker(hostname, proc)
+            _running_worker.append(hostname)
             yield hostname
         except RuntimeError as exc:
             raise RuntimeError(f"{exc}\n--- worker log ---\n{log_path.read_text()}") from exc
         finally:
+            _running_worker.clear()
             proc.terminate()
             try:
                 proc.wait(timeout=20)
@@ -125,12 +130,16 @@ def _worker_idle_before_flush(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test with the live worker waits, before its tables are flushed, until the worker
     has no task running or reserved: a refresh its price change queued would otherwise read
     the tables while TRUNCATE locks them (a deadlock PostgreSQL breaks by failing one)."""
-    if "celery_worker_process" not in request.fixturenames:
+    if "celery_worker_process" in request.fixturenames:
+        hostname: str | None = request.getfixturevalue("celery_worker_process")
+    else:
+        # The session's worker, once started, also runs what this test's writes queue (a
+        # price change's refresh), even when the test does not ask for it.
+        hostname = _running_worker[0] if _running_worker else None
+    if hostname is None or "transactional_db" not in request.fixturenames:
         yield
         return
-    hostname = request.getfixturevalue("celery_worker_process")
-    if "transactional_db" in request.fixturenames:
-        request.getfixturevalue("transactional_db")  # flushed after this fixture's teardown
+    request.getfixturevalue("transactional_db")  # flushed after this fixture's teardown
     yield
     deadline = time.monotonic() + WORKER_IDLE_TIMEOUT_S
     while time.monotonic() < deadline:
