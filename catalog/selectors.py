@@ -24,11 +24,18 @@ from catalog.models import (
     PART_MODELS,
     Build,
     BuildOrigin,
+    Case,
+    CaseSize,
+    Condition,
+    Cpu,
     Currency,
     ExchangeRate,
+    Gpu,
     Part,
     PriceChange,
     PriceObservation,
+    Region,
+    System,
 )
 from catalog.spec import BuildSpec, HardwareDict, SystemHardwareDict, spec_from_lines
 
@@ -146,12 +153,19 @@ def _quote(observation: PriceObservation, rates: RateTable, today: date) -> Quot
     )
 
 
-def part_ranking_quotes(*, part_ids: Sequence[int]) -> dict[int, PartQuotes]:
+def part_ranking_quotes(
+    *, part_ids: Sequence[int], new_only: bool = False, region: str | None = None
+) -> dict[int, PartQuotes]:
     """Part id → its current quotes, sourced and with estimates: the newest valid
-    observation in any currency the rate table converts. Two queries; a part with no such
-    price is left out."""
+    observation in any currency the rate table converts. `new_only` counts only prices of
+    new parts (not used or refurbished); `region` only prices offered in that region or
+    worldwide. Two queries; a part with no such price is left out."""
     rates, today = exchange_rate_table(), timezone.localdate()
     observations = PriceObservation.objects.filter(withdrawn=False, part_id__in=list(part_ids))
+    if new_only:
+        observations = observations.filter(condition=Condition.NEW)
+    if region is not None:
+        observations = observations.filter(region__in=(region, Region.WORLDWIDE))
     quotes: dict[int, PartQuotes] = {}
     for observation in observations.order_by("-observed_on", "-id"):  # newest first
         quote = _quote(observation, rates, today)
@@ -165,6 +179,30 @@ def part_ranking_quotes(*, part_ids: Sequence[int]) -> dict[int, PartQuotes]:
         elif known.sourced is None and not quote.estimate:
             quotes[observation.part_id] = PartQuotes(sourced=quote, latest=known.latest)
     return quotes
+
+
+class PartFacts(NamedTuple):
+    """What a ranking filters a part by: the power it draws (a GPU's board power, a CPU's
+    TDP, a whole system's maximum; None where the maker publishes none or the part draws
+    no rated power of its own) and, for an enclosure, its size class (None: unknown)."""
+
+    power_w: int | None = None
+    case_size: str | None = None
+
+
+def part_ranking_facts(*, part_ids: Sequence[int]) -> dict[int, PartFacts]:
+    """Part id → its PartFacts, for the GPUs, CPUs, cases and whole systems among
+    `part_ids` (other parts have none). Four queries."""
+    ids = list(part_ids)
+    facts: dict[int, PartFacts] = {}
+    for model in (Gpu, Cpu):
+        for pk, tdp_w in model.objects.filter(pk__in=ids).values_list("pk", "tdp_w"):
+            facts[pk] = PartFacts(power_w=tdp_w)
+    for pk, size in Case.objects.filter(pk__in=ids).values_list("pk", "size"):
+        facts[pk] = PartFacts(case_size=size or None)
+    for pk, power_w in System.objects.filter(pk__in=ids).values_list("pk", "max_power_w"):
+        facts[pk] = PartFacts(power_w=power_w, case_size=CaseSize.COMPACT)
+    return facts
 
 
 def part_price_history(*, part: Part) -> QuerySet[PriceObservation]:

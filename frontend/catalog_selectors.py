@@ -116,6 +116,7 @@ SPECS: dict[str, Spec] = {
     "expansion_slots": Spec(label="expansion slots", unit="slots", unit_one="slot"),
     "max_gpu_length_mm": Spec(label="longest GPU", unit="mm"),
     "max_gpu_slot_width": Spec(label="widest GPU", unit="slots", unit_one="slot"),
+    "size": Spec(label="size class"),
     # whole system
     "chip": Spec(label="chip"),
     "cpu_cores": Spec(label="CPU cores", unit="cores", unit_one="core"),
@@ -123,6 +124,7 @@ SPECS: dict[str, Spec] = {
     "memory_gb": Spec(label="unified memory", unit="GB"),
     "gpu_tflops": Spec(label="GPU FP32/FP16", unit="TFLOPS"),
     "storage_gb": Spec(label="SSD", unit="GB"),
+    "max_power_w": Spec(label="maximum power", unit="W"),
 }
 
 # Columns of each kind's catalog table: the fields a buyer compares first.
@@ -137,7 +139,7 @@ CATALOG_COLUMNS: dict[str, tuple[str, ...]] = {
     PartKind.NVME_CARD: ("pcie_gen", "m2_slots", "host_lanes"),
     PartKind.RAM_KIT: ("capacity_gb", "memory_gen", "module_type", "speed_mts", "modules"),
     PartKind.PSU: ("watts", "psu_form_factor", "efficiency"),
-    PartKind.CASE: ("board_form_factors", "expansion_slots", "max_gpu_length_mm"),
+    PartKind.CASE: ("size", "board_form_factors", "expansion_slots", "max_gpu_length_mm"),
     PartKind.SYSTEM: ("chip", "memory_gb", "mem_bandwidth_gbps", "gpu_tflops", "cpu_cores",
                       "gpu_cores", "storage_gb"),
 }  # fmt: skip

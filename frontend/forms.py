@@ -20,6 +20,7 @@ from frontend.custom_models import (
 from frontend.models import CustomModel
 from simulator.engine import DEFAULT_MODE, QUANT_FORMATS, EngineInputError, json_path, model_slugs
 from simulator.ranking import DEFAULT_SORT
+from simulator.services.ranking_views import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
     "model": "glm-4.7",
@@ -217,8 +218,9 @@ class CustomModelForm(PastedModelForm):
         return data
 
 
-class PriceOptionsForm(forms.Form):
-    """Which prices a ranking counts: the training and serving rankings' shared boxes."""
+class RankingFiltersForm(forms.Form):
+    """Which prices a ranking counts and which builds the buyer can take: the training and
+    serving rankings' shared boxes (RankingFilters)."""
 
     include_estimates = forms.BooleanField(
         label="Include planner estimates",
@@ -231,9 +233,32 @@ class PriceOptionsForm(forms.Form):
         required=False,
         help_text="prices older than the stale age leave their builds unranked",
     )
+    new_only = forms.BooleanField(
+        label="New parts only",
+        required=False,
+        help_text="count no used or refurbished offers",
+    )
+    region = forms.ChoiceField(
+        label="Prices from",
+        required=False,
+        choices=[("", "any region"), *BUYER_REGIONS],
+        help_text="offers in this region (and those that ship worldwide)",
+    )
+    power_w_max = forms.IntegerField(
+        label="Power limit (W)",
+        required=False,
+        min_value=1,
+        max_value=MAX_POWER_W,
+        help_text="GPU board power + CPU TDP, or a whole system's maximum",
+    )
+    case_size_max = forms.ChoiceField(
+        label="Largest enclosure",
+        required=False,
+        choices=[("", "any size"), *CASE_SIZES],
+    )
 
 
-class RankingFilterForm(WorkloadForm, PriceOptionsForm):
+class RankingFilterForm(WorkloadForm, RankingFiltersForm):
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=TABLE_SORTS, initial=DEFAULT_SORT)
 
@@ -365,10 +390,8 @@ class CustomRankingForm(WorkloadForm):
         return {"workload": self.workload(), "ranking": ranking}
 
 
-class RankingViewForm(forms.Form):
-    """How a finished ranking is shown: within a budget, in an order."""
+class RankingViewForm(RankingFiltersForm):
+    """How a finished ranking is shown: within a budget, in an order, with the filters."""
 
     budget = forms.FloatField(required=False, min_value=1)
     sort = forms.ChoiceField(choices=TABLE_SORTS, required=False)
-    include_estimates = forms.BooleanField(required=False)
-    exclude_stale = forms.BooleanField(required=False)

@@ -36,7 +36,7 @@ from simulator.engine import (
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
 from simulator.services.accuracy import accuracy_view_get, category_label, ranking_rows_banded
-from simulator.services.ranking_views import PriceOptions, ranking_view
+from simulator.services.ranking_views import RankingFilters, ranking_view
 
 # Fitting does not depend on link speeds; any figure does.
 _FIT_PROBE_PCIE_GBPS = 22.0
@@ -156,17 +156,18 @@ def ranking_page(
     budget_usd: float | None,
     sort: str,
     limit: int,
-    prices: PriceOptions | None = None,
+    filters: RankingFilters | None = None,
 ) -> dict[str, Any]:
     """The ranking within the budget, sorted for the table, and every row for the chart;
-    `prices` says which prices count (by default published ones, stale ones marked)."""
+    `filters` say which prices count and which builds the buyer can take (by default
+    published prices, stale ones marked, no limits)."""
     service_sort = sort if sort in SORT_FIELDS else DEFAULT_SORT
     view = ranking_view(
         run=run,
         budget_usd=budget_usd,
         sort=service_sort,
         limit=ALL_ROWS,
-        prices=prices or PriceOptions(),
+        filters=filters or RankingFilters(),
     )
     rows = _table_sort(view["rows"], sort)
     points = [

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from django import forms
 
-from frontend.forms import ModelChoiceForm, PriceOptionsForm
+from frontend.forms import ModelChoiceForm, RankingFiltersForm
 from simulator.engine import (
     AUTO,
     PLACEMENTS,
@@ -79,7 +79,7 @@ class ServeWorkloadForm(ModelChoiceForm):
         return workload
 
 
-class ServeFilterForm(ServeWorkloadForm, PriceOptionsForm):
+class ServeFilterForm(ServeWorkloadForm, RankingFiltersForm):
     """The serving ranking's filters: each build in its own placement, so no offload layer."""
 
     offload_from_layer = None  # type: ignore[assignment]

@@ -28,7 +28,7 @@ from simulator.engine import (
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT, INFER_SORT_FIELDS
 from simulator.services.accuracy import ranking_rows_banded, result_error_band
-from simulator.services.ranking_views import PriceOptions, ranking_view
+from simulator.services.ranking_views import RankingFilters, ranking_view
 
 ALL_ROWS = 10**6
 # Orders the ranking service does not keep: fastest or longest first, then cheapest.
@@ -53,7 +53,7 @@ def serving_page(
     budget_usd: float | None,
     sort: str,
     limit: int,
-    prices: PriceOptions | None = None,
+    filters: RankingFilters | None = None,
 ) -> dict[str, Any]:
     service_sort = sort if sort in INFER_SORT_FIELDS else DEFAULT_INFER_SORT
     view = ranking_view(
@@ -61,7 +61,7 @@ def serving_page(
         budget_usd=budget_usd,
         sort=service_sort,
         limit=ALL_ROWS,
-        prices=prices or PriceOptions(),
+        filters=filters or RankingFilters(),
     )
     rows = view["rows"]
     if sort in DESCENDING:

@@ -33,7 +33,7 @@ from frontend.serving_selectors import (
 from frontend.views import (
     partial_template,
     parts_param,
-    price_options,
+    ranking_filters,
     refused,
     run_progress_context,
     sort_links,
@@ -42,7 +42,7 @@ from simulator.engine import EngineInputError
 from simulator.guards import SimulateBusyError, SimulateThrottledError, simulate_guard
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
-from simulator.services.ranking_views import PriceOptions
+from simulator.services.ranking_views import RankingFilters
 from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 
@@ -73,7 +73,7 @@ def _result(
     run: SimulationRun,
     budget: float | None,
     sort: str,
-    prices: PriceOptions,
+    filters: RankingFilters,
     links: dict[str, str],
 ) -> dict[str, Any]:
     progress = run_progress_context(run)
@@ -84,7 +84,7 @@ def _result(
         budget_usd=budget,
         sort=sort,
         limit=TABLE_ROWS,
-        prices=prices,
+        filters=filters,
     )
     return {"run": run, "ranking": page, "columns": COLUMNS, "sort_links": links,
             "column_hints": COLUMN_HINTS, "sort_label": dict(SERVE_SORTS)[sort]}  # fmt: skip
@@ -95,11 +95,11 @@ def _form(form_class: type[ServeWorkloadForm], data: dict[str, Any]) -> Any:
     return form_class(data, model_choices=serving_model_choices(custom=data.get("model")))
 
 
-def _view(form: ServeFilterForm) -> tuple[float | None, str, PriceOptions]:
+def _view(form: ServeFilterForm) -> tuple[float | None, str, RankingFilters]:
     if not form.is_valid():
-        return None, DEFAULT_INFER_SORT, PriceOptions()
+        return None, DEFAULT_INFER_SORT, RankingFilters()
     data = form.cleaned_data
-    return data["budget"], data["sort"] or DEFAULT_INFER_SORT, price_options(data)
+    return data["budget"], data["sort"] or DEFAULT_INFER_SORT, ranking_filters(data)
 
 
 @require_GET

@@ -62,7 +62,7 @@ from simulator.guards import (
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band
-from simulator.services.ranking_views import PriceOptions
+from simulator.services.ranking_views import RankingFilters
 from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 
@@ -160,11 +160,15 @@ def run_progress_context(run: SimulationRun) -> dict[str, Any] | None:
     return None
 
 
-def price_options(data: dict[str, Any]) -> PriceOptions:
-    """The price options of a ranking form's cleaned data (its two boxes)."""
-    return PriceOptions(
+def ranking_filters(data: dict[str, Any]) -> RankingFilters:
+    """The filters of a ranking form's cleaned data (RankingFiltersForm's boxes)."""
+    return RankingFilters(
         include_estimates=bool(data.get("include_estimates")),
         exclude_stale=bool(data.get("exclude_stale")),
+        new_only=bool(data.get("new_only")),
+        region=data.get("region") or None,
+        power_w_max=data.get("power_w_max"),
+        case_size_max=data.get("case_size_max") or None,
     )
 
 
@@ -173,7 +177,7 @@ def _ranking_result(
     budget: float | None,
     sort: str,
     links: dict[str, str],
-    prices: PriceOptions | None = None,
+    filters: RankingFilters | None = None,
 ) -> dict[str, Any]:
     """The run's progress while it computes; its table, chart and sort links when done."""
     progress = run_progress_context(run)
@@ -184,7 +188,7 @@ def _ranking_result(
         budget_usd=budget,
         sort=sort,
         limit=TABLE_ROWS,
-        prices=prices,
+        filters=filters,
     )
     return {"run": run, "ranking": page, "sort_columns": SORT_COLUMNS, "sort_links": links,
             "column_hints": COLUMN_HINTS,
@@ -202,7 +206,9 @@ def home(request: HttpRequest) -> HttpResponse:
             run = ranking_request(body={"workload": form.workload(), "ranking": {}})
             links = sort_links(request.GET, reverse("frontend:home"))
             data = form.cleaned_data
-            result = _ranking_result(run, data["budget"], data["sort"], links, price_options(data))
+            result = _ranking_result(
+                run, data["budget"], data["sort"], links, ranking_filters(data)
+            )
             context |= result | {"sort_target": "#rankings"}
         except EngineInputError as exc:
             engine_error_add(form, exc)
@@ -217,13 +223,13 @@ def ranking_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
     """A ranking run's progress bar while it computes, its table and chart when done."""
     run = simulation_run_get(run_id=run_id)
     form = RankingViewForm(request.GET)
-    budget, sort, prices = None, DEFAULT_SORT, PriceOptions()
+    budget, sort, filters = None, DEFAULT_SORT, RankingFilters()
     if form.is_valid():
         budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"] or DEFAULT_SORT
-        prices = price_options(form.cleaned_data)
+        filters = ranking_filters(form.cleaned_data)
     links = sort_links(request.GET, reverse("frontend:ranking-run", args=[run.pk]))
     context = {"query": request.GET.urlencode(), "sort_target": "#ranking-result",
-               **_ranking_result(run, budget, sort, links, prices)}  # fmt: skip
+               **_ranking_result(run, budget, sort, links, filters)}  # fmt: skip
     return render(request, "frontend/_ranking_result.html", context)
 
 

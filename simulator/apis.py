@@ -33,7 +33,7 @@ from simulator.serializers import (
     SimulationRunOutputSerializer,
 )
 from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
-from simulator.services.ranking_views import PriceOptions, ranking_result_view, ranking_view
+from simulator.services.ranking_views import RankingFilters, ranking_result_view, ranking_view
 from simulator.services.rankings import BrokerUnavailableError, ranking_create
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import (
@@ -221,9 +221,10 @@ def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) 
         f"{catalog_price_epoch()}:{exchange_rate_epoch()}:{timezone.localdate()}"
         f":{settings.PRICE_STALE_AFTER_DAYS}"
     )
+    filters = RankingFilters.of_options(query)
     view_key = (
         f"ranking-view:{run.pk}:{price_epoch}:{query.get('budget')}:{query['sort']}"
-        f":{query['limit']}:{query['include_estimates']}:{query['exclude_stale']}"
+        f":{query['limit']}:{filters.digest()}"
     )
     answer: bytes | None = cache.get(view_key)
     if answer is None:
@@ -232,9 +233,7 @@ def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) 
             budget_usd=query.get("budget"),
             sort=query["sort"],
             limit=query["limit"],
-            prices=PriceOptions(
-                include_estimates=query["include_estimates"], exclude_stale=query["exclude_stale"]
-            ),
+            filters=filters,
         )
         view["rows"] = ranking_rows_banded(view["rows"], workload=view["workload"])
         answer = JSONRenderer().render({"run_url": run_url, **view})

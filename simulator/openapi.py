@@ -33,6 +33,7 @@ from simulator.engine import (
     model_slugs,
 )
 from simulator.ranking import INFER_SORT_FIELDS, SORT_FIELDS
+from simulator.services.ranking_views import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
 # The parser bounds numbers below only (simulator/engine/io/train_request.py `_number`); values too
 # large or too small to compute are answered 400 by the service.
@@ -209,6 +210,28 @@ RANKING = {
             "type": "boolean",
             "description": "leave out prices older than PRICE_STALE_AFTER_DAYS; by default "
             "they count and their rows are marked `stale`",
+        },
+        "new_only": {
+            "type": "boolean",
+            "description": "count only prices of new parts (no used or refurbished offers)",
+        },
+        "region": {
+            "type": "string",
+            "enum": [value for value, _ in BUYER_REGIONS],
+            "description": "count only offers in this region and those that ship worldwide",
+        },
+        "power_w_max": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_POWER_W,
+            "description": "leave out builds whose rated power (GPU board power + CPU TDP, or "
+            "a whole system's published maximum) is above this many watts",
+        },
+        "case_size_max": {
+            "type": "string",
+            "enum": [value for value, _ in CASE_SIZES],
+            "description": "leave out builds in a bigger enclosure (compact < mid_tower < "
+            "full_tower < rack)",
         },
     },
 }

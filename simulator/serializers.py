@@ -20,6 +20,7 @@ from simulator.engine import (
 )
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT_BY_KIND, INFER, INFER_SORT_FIELDS, SORT_FIELDS, TRAIN
+from simulator.services.ranking_views import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
 
 class SimulationRunOutputSerializer(serializers.ModelSerializer[SimulationRun]):
@@ -114,6 +115,31 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
         default=False,
         help_text="leave out prices older than PRICE_STALE_AFTER_DAYS (a build with such a "
         "part is listed unpriced with the reason); by default they count and are marked `stale`",
+    )
+    new_only = serializers.BooleanField(
+        default=False,
+        help_text="count only prices of new parts (no used or refurbished offers); a build "
+        "with a part that has no such price is listed unpriced with the reason",
+    )
+    region = serializers.ChoiceField(
+        choices=BUYER_REGIONS,
+        required=False,
+        help_text="count only prices offered in this region (worldwide offers count in every "
+        "region); by default every region's, converted to US dollars",
+    )
+    power_w_max = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_POWER_W,
+        help_text="leave out builds whose rated power (GPU board power + CPU TDP, or a whole "
+        "system's published maximum) is above this many watts; a build with no published "
+        "figure is left out too and named in the explanation",
+    )
+    case_size_max = serializers.ChoiceField(
+        choices=CASE_SIZES,
+        required=False,
+        help_text="leave out builds whose enclosure is bigger (compact < mid_tower < "
+        "full_tower < rack)",
     )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:

@@ -32,11 +32,11 @@ def _psu(pk: int, name: str, maker: str, watts: int, efficiency: str, source: st
 
 
 def _case(pk: int, name: str, maker: str, boards: list[str], slots: int, gpu_mm: int,
-          source: str, psu: str = "ATX", notes: str = "", bay_width: int = 4,
+          source: str, size: str, psu: str = "ATX", notes: str = "", bay_width: int = 4,
           ) -> dict[str, Any]:  # fmt: skip
     return _part(pk, "case", name, maker, source, notes, board_form_factors=boards,
                  psu_form_factor=psu, expansion_slots=slots, max_gpu_length_mm=gpu_mm,
-                 max_gpu_slot_width=bay_width)  # fmt: skip
+                 max_gpu_slot_width=bay_width, size=size)  # fmt: skip
 
 
 REPRESENTATIVE = (
@@ -144,20 +144,20 @@ PSUS = [
 CASES = [
     _case(701, "Phanteks XT PRO", "Phanteks", ATX_BOARDS, 7, 415,
           f"{SEED_000} (build A: 'Mid-tower', $80); https://phanteks.com/xt-pro",
-          notes=REPRESENTATIVE),
+          "mid_tower", notes=REPRESENTATIVE),
     _case(702, "Fractal Design Pop Air", "Fractal Design", ATX_BOARDS, 7, 405,
           f"{SEED_000} (build C: 'Mid-tower', $100); https://www.fractal-design.com/products/"
-          "cases/pop/pop-air/", notes=REPRESENTATIVE),
+          "cases/pop/pop-air/", "mid_tower", notes=REPRESENTATIVE),
     _case(703, "Phanteks Enthoo Pro 2 Server Edition", "Phanteks", BIG_BOARDS, 8, 503,
           f"{SEED_000} (builds B, D: 'Full tower', $160); https://phanteks.com/"
-          "enthoo-pro-2-server-edition", notes=REPRESENTATIVE),
+          "enthoo-pro-2-server-edition", "full_tower", notes=REPRESENTATIVE),
     _case(704, "Fractal Design Meshify 2 XL", "Fractal Design", BIG_BOARDS, 9, 524,
-          "https://www.fractal-design.com/products/cases/meshify/meshify-2-xl/"),
+          "https://www.fractal-design.com/products/cases/meshify/meshify-2-xl/", ""),
     _case(705, "Lian Li O11 Dynamic EVO XL", "Lian Li", ["mATX", "ATX", "E-ATX"], 8, 460,
-          "https://lian-li.com/product/o11d-evo-xl/"),
+          "https://lian-li.com/product/o11d-evo-xl/", ""),
     _case(711, "ASRock Rack 4U8G-TURIN2 chassis", "ASRock Rack", ["proprietary"], 16, 312,
           "https://www.asrockrack.com/general/productdetail.asp?Model=4U8G-TURIN2 (eight "
-          "double-width full-height full-length Gen5 slots)", psu="server", bay_width=2,
+          "double-width full-height full-length Gen5 slots)", "rack", psu="server", bay_width=2,
           notes="Barebone chassis with fans; board and PSU modules listed separately."),
 ]  # fmt: skip
 

@@ -2,6 +2,7 @@ from catalog.models.builds import Build, BuildPart
 from catalog.models.choices import (
     BoardFormFactor,
     BuildOrigin,
+    CaseSize,
     Condition,
     Currency,
     MemoryGen,
@@ -42,6 +43,7 @@ __all__ = [
     "BuildOrigin",
     "BuildPart",
     "Case",
+    "CaseSize",
     "Condition",
     "Cpu",
     "Currency",

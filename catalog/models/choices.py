@@ -51,6 +51,16 @@ class PsuFormFactor(models.TextChoices):
     SERVER = "server", "server redundant modules (CRPS)"
 
 
+class CaseSize(models.TextChoices):
+    """How big a build's enclosure is, smallest first, as the case's maker classes it. A
+    whole system (Apple silicon) is its own compact enclosure."""
+
+    COMPACT = "compact", "compact desktop (whole system)"
+    MID_TOWER = "mid_tower", "mid tower"
+    FULL_TOWER = "full_tower", "full tower"
+    RACK = "rack", "rack chassis"
+
+
 class Currency(models.TextChoices):
     USD = "USD", "US dollar"
     EUR = "EUR", "euro"

@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from catalog.models.choices import (
     BoardFormFactor,
+    CaseSize,
     MemoryGen,
     ModuleType,
     PartKind,
@@ -301,6 +302,12 @@ class Case(Part):
         default=MAX_GPU_SLOT_WIDTH,
         help_text="widest card one GPU bay takes (server chassis: fixed double-width bays)",
     )
+    size = models.CharField(
+        max_length=12,
+        choices=CaseSize.choices,
+        blank=True,
+        help_text="the maker's size class (mid tower, full tower, rack); blank: not published",
+    )
 
     class Meta:
         verbose_name = "case"
@@ -332,6 +339,11 @@ class System(Part):
         help_text="GPU FP32 TFLOPS (FP16 runs at the same rate on Apple GPUs)"
     )
     storage_gb = models.PositiveIntegerField(help_text="internal SSD, GB")
+    max_power_w = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="the maker's maximum power consumption, W; blank: not published",
+    )
 
     class Meta:
         verbose_name = "system"

@@ -70,6 +70,11 @@ from simulator.services.cost import (
     simulation_cost_check,
     simulation_ranking_cost,
 )
+from simulator.services.ranking_views import (
+    BUYER_REGIONS,
+    CASE_SIZES,
+    MAX_POWER_W,
+)
 from simulator.services.ranking_views import ranking_view as ranking_view  # re-exported
 from simulator.services.runs import (
     simulation_run_fail,
@@ -79,7 +84,16 @@ from simulator.services.runs import (
 )
 
 # Options that only choose how a finished ranking is shown, not what is simulated.
-VIEW_OPTIONS = ("budget_usd", "sort", "include_estimates", "exclude_stale")
+VIEW_OPTIONS = (
+    "budget_usd",
+    "sort",
+    "include_estimates",
+    "exclude_stale",
+    "new_only",
+    "region",
+    "power_w_max",
+    "case_size_max",
+)
 # What a ranking section may hold; inference may also rank whole systems.
 RANKING_FIELDS = frozenset(
     {
@@ -91,6 +105,10 @@ RANKING_FIELDS = frozenset(
         "sort",
         "include_estimates",
         "exclude_stale",
+        "new_only",
+        "region",
+        "power_w_max",
+        "case_size_max",
     }
 )
 RANKING_FIELDS_BY_KIND = {TRAIN: RANKING_FIELDS, INFER: RANKING_FIELDS | {"systems"}}
@@ -147,8 +165,10 @@ def _storage_tiers(options: Mapping[str, Any], default: list[str]) -> list[str]:
 def ranking_options_normalize(options: object, *, kind: str = TRAIN) -> dict[str, Any]:
     """The ranking section with defaults filled in; EngineInputError names a bad field.
     Inference adds `systems` (rank whole Apple systems too, default true). Either kind may
-    ask for `include_estimates` (price rows with the planner's estimates too, marked) and
-    `exclude_stale` (leave out prices older than PRICE_STALE_AFTER_DAYS)."""
+    ask for `include_estimates` (price rows with the planner's estimates too, marked),
+    `exclude_stale` (leave out prices older than PRICE_STALE_AFTER_DAYS), `new_only` and
+    `region` (which offers count), `power_w_max` and `case_size_max` (which builds the
+    buyer can take): they choose how the finished ranking is shown, not what is simulated."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -179,10 +199,22 @@ def ranking_options_normalize(options: object, *, kind: str = TRAIN) -> dict[str
         normalized["systems"] = _flag(options, "systems", default=True)
     # Stored only when asked for, so that the inputs (and hashes) of rankings by published
     # prices stay what they were before the option existed.
-    for flag in ("include_estimates", "exclude_stale"):
+    for flag in ("include_estimates", "exclude_stale", "new_only"):
         if _flag(options, flag, default=False):
             normalized[flag] = True
+    for key, choices in (("region", BUYER_REGIONS), ("case_size_max", CASE_SIZES)):
+        if options.get(key) is not None:
+            normalized[key] = _choice(options, key, [value for value, _ in choices])
+    if options.get("power_w_max") is not None:
+        normalized["power_w_max"] = _int_option(options, "power_w_max", 0, 1, MAX_POWER_W)
     return normalized
+
+
+def _choice(options: Mapping[str, Any], key: str, choices: list[str]) -> str:
+    value = options[key]
+    if not isinstance(value, str) or value not in choices:
+        raise EngineInputError(field=f"ranking.{key}", message=f"must be one of {choices}")
+    return value
 
 
 def _flag(options: Mapping[str, Any], key: str, *, default: bool) -> bool:

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from simulator.engine.errors import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import sort_rows
-from simulator.services.ranking_views import PriceOptions, ranking_priced
+from simulator.services.ranking_views import RankingFilters, ranking_priced
 from simulator.services.rankings import (
     DEFAULT_WORKLOADS,
     ranking_body_normalize,
@@ -33,8 +33,8 @@ def _rows(body: dict[str, Any]) -> list[dict[str, Any]]:
             )
         except EngineInputError:
             continue
-    options = PriceOptions(include_estimates=normalized["ranking"].get("include_estimates", False))
-    priced = ranking_priced(result={"workload": workload, "rows": rows}, options=options).rows
+    filters = RankingFilters.of_options(normalized["ranking"])
+    priced = ranking_priced(result={"workload": workload, "rows": rows}, filters=filters).rows
     budget = normalized["ranking"]["budget_usd"]
     within = [row for row in priced if row["price_usd"] <= budget]
     return sort_rows(within, sort="usd_per_decode_tokens_per_s", kind="infer")
