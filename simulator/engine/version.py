@@ -4,6 +4,8 @@
 # derived from seed 001's kernel table; .3: fitted routing pool fraction in batched MoE decode.
 # 1.2: one device table and units (refined mode converts GiB over GB/s; NVFP4 is 4.5 bits).
 # 1.3: routed experts' prefill GEMMs below the dense efficiency with few rows per expert (m½).
-ENGINE_VERSION = "1.3.0"
+# 1.4: Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5/3.6): a fixed recurrent
+# state per sequence instead of a KV cache, the delta rule's FLOPs, gated attention's q_proj.
+ENGINE_VERSION = "1.4.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -52,6 +52,8 @@ class MeasurementRow:
     # The parameter count the source prints next to the figure (llama-bench's "params"
     # column), billions; None when it states none.
     params_total_b: float | None = None
+    # What the source says limits the figure ("speculative decoding (DFlash), ..."), if any.
+    caveats: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +110,7 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
         peak_memory=str(row.get("peak_memory") or ""),
         extends_corpus=str(row.get("extends_corpus") or ""),
         params_total_b=_params_b(row),
+        caveats=str(row.get("caveats") or ""),
         **text,
     )
 

@@ -113,6 +113,19 @@ MODEL_ALIASES: dict[str, str] = {
     "kimi k2.7": "kimi-k2",
     "tinyllama 1.1b": "tinyllama-1.1b",
     "gemma 3 27b": "gemma-3-27b",  # the QAT checkpoints keep the model's shape
+    "qwen3.5 35b a3b": "qwen3.5-35b-a3b",
+    "qwen3.5 27b": "qwen3.5-27b",
+    "qwen3.5 122b a10b": "qwen3.5-122b-a10b",
+    "qwen3.5 397b a17b": "qwen3.5-397b-a17b",
+    # Qwen3.6 keeps Qwen3.5's every architecture key (hidden size, layers and layer_types,
+    # heads, linear_* keys, experts, widths, vocabulary: nvidia--Qwen3.6-27B-NVFP4 and
+    # -35B-A3B-NVFP4 against Qwen--Qwen3.5-27B and -35B-A3B in ai-dynamo/aiconfigurator@095f58a5
+    # model_configs, compared 2026-11-26)
+    "qwen3.6 35b a3b": "qwen3.5-35b-a3b",
+    "qwen3.6 27b": "qwen3.5-27b",
+    # llama.cpp's architecture name and size label (llama-bench's model column) of a
+    # Qwen3.5/3.6-35B-A3B checkpoint or its fine-tunes
+    "qwen35moe 35b.a3b": "qwen3.5-35b-a3b",
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
@@ -187,26 +200,6 @@ DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth'
 # https://github.com/ai-dynamo/aiconfigurator/tree/095f58a51c4ca8e61b66ec108d86f223f8d559ce/aic-core/src/aiconfigurator_core/model_configs
 # (files named <owner>--<repo>_config.json), each noted below.
 UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
-    (
-        # nvidia--Qwen3.6-35B-A3B-NVFP4, nvidia--Qwen3.6-27B-NVFP4 (Qwen's configs with a
-        # quantization block); llama.cpp names the architecture qwen35moe
-        r"\bqwen ?3\.[5-9]\b|\bqwen35",
-        "Qwen3.5/3.6 (model_type qwen3_5_moe_text, qwen3_5_text): config.json's `layer_types` "
-        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
-        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`, "
-        "`linear_key_head_dim`), a recurrent state with no KV cache that the engine's "
-        "attention rules do not describe",
-    ),
-    (
-        # Qwen3-Coder-Next: "48 (Hybrid: 12 × (3 × (Gated DeltaNet → MoE) + 1 × (Gated
-        # Attention → MoE)))", docker/model-runner ai/qwen3-coder-next-vllm.md; model_type
-        # qwen3_next with the same linear_* keys (transformers' Qwen3NextConfig)
-        r"\bqwen3 (?:coder )?next\b",
-        "Qwen3-Next / Qwen3-Coder-Next (model_type qwen3_next): config.json's `layer_types` "
-        'makes three of every four layers "linear_attention" (Gated DeltaNet, '
-        "`full_attention_interval` 4, `linear_num_key_heads`, `linear_num_value_heads`), a "
-        "recurrent state with no KV cache that the engine's attention rules do not describe",
-    ),
     (
         # deepseek-ai--DeepSeek-V4-Flash; llama.cpp names the architecture deepseek4
         r"\bdeepseek ?v4\b|\bdeepseek4\b",
@@ -288,10 +281,28 @@ def _row_text(row: MeasurementRow) -> str:
     return f"{row.engine} {json.dumps(dict(row.hardware))} {json.dumps(dict(row.workload))}".lower()
 
 
+# Speculative decoding as sources name it (a draft model, MTP heads, EAGLE, DFlash), and the
+# phrases that say a run had none ("baseline (no speculative decoding)", "no MTP stated").
+SPECULATIVE = re.compile(r"speculative decoding|\bmtp\b|\beagle\d?\b|\bdflash\b|draft model")
+NOT_SPECULATIVE = re.compile(r"\bno (?:speculative decoding|mtp\b)[^;,.)]*")
+
+
+def _speculative(row: MeasurementRow) -> bool:
+    """Whether the row's engine or caveats say its decode ran speculatively."""
+    said = f"{row.engine} {row.caveats}".lower()
+    return bool(SPECULATIVE.search(NOT_SPECULATIVE.sub(" ", said)))
+
+
 # Rows the engine cannot describe, by the feature that stops it (checked before any parsing).
 def _unmodeled_reason(row: MeasurementRow) -> str | None:
     lowered = _row_text(row)
     rules: tuple[tuple[bool, str], ...] = (
+        (
+            _speculative(row),
+            "speculative decoding (a draft model or MTP heads proposing tokens the model "
+            "verifies in one pass): its speed depends on the acceptance rate, which the engine "
+            "does not model",
+        ),
         (
             not is_tokens_per_s(row.unit),
             f"the engine predicts speeds; {row.metric!r} in {row.unit} is a capacity limit",
@@ -972,8 +983,14 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
         rank = TORCHTUNE_LORA_RANK.get(method, DEFAULT_LORA_RANK)
     batch = w.get("batch_size", w.get("batch", 1))
+    model = load_model(model_slug(row))
+    if model.linear_layers:
+        raise NotModeled(
+            f"{model.display_name}'s linear-attention (Gated DeltaNet) layers have no rule in "
+            "the training engine"
+        )
     workload = TrainWorkload(
-        model=load_model(model_slug(row)),
+        model=model,
         quant=quant_format("NF4" if method == "QLoRA" else "BF16"),
         lora=LoraConfig(rank=rank),
         seq_len=int(w["seq_len"]),

@@ -15,6 +15,7 @@ from simulator.engine.io.fields import (
     require_known_fields,
 )
 from simulator.engine.io.model import workload_model
+from simulator.engine.model.config import ModelShape
 from simulator.engine.model.lora import ALL_TARGETS, DEFAULT_LORA_RANK, LoraConfig
 from simulator.engine.train.memory import MAX_MICRO_BATCH
 from simulator.engine.train.workload import (
@@ -83,6 +84,20 @@ def _full_finetune(workload: Mapping[str, object], quant: str) -> bool:
     return value
 
 
+def _trainable_model(workload: Mapping[str, object]) -> ModelShape:
+    """The workload's model, refused when its layers have no training rule: the training
+    engine's activations and backward pass are softmax attention's, and a Gated DeltaNet
+    layer's chunked backward (its state recomputed per chunk) is not among them."""
+    model = workload_model(workload)
+    if model.linear_layers:
+        raise EngineInputError(
+            field="workload.model",
+            message=f"{model.display_name} has {model.linear_layers} linear-attention (Gated "
+            "DeltaNet) layers, which the training engine does not model; serving does",
+        )
+    return model
+
+
 def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
     path = "workload"
     require_known_fields(workload, TRAIN_WORKLOAD_FIELDS, path)
@@ -92,7 +107,7 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
         raise EngineInputError(field="workload.quant", message="must be a format name")
     mode = choice(workload, "mode", path, TRAIN_MODES, DEFAULT_MODE)
     return TrainWorkload(
-        model=workload_model(workload),
+        model=_trainable_model(workload),
         quant=quant_format(quant),
         lora=_lora(workload),
         seq_len=integer(workload, "seq_len", path, DEFAULT_SEQ_LEN, upper=MAX_SEQ_LEN),

@@ -18,6 +18,13 @@ ROUTED_EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
 MAX_CONFIG_INT = 1 << 24
 MAX_CONFIG_INTS = {"num_hidden_layers": 1024, "num_nextn_predict_layers": 16}
 SHOWN_CHARS = 40
+ACTIVATION_BYTES = 2  # BF16/FP16 activations, as the convolution state keeps them
+# Bytes per element of the delta-rule state by config.json `mamba_ssm_dtype`.
+STATE_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+LINEAR_LAYER_TYPE = "linear_attention"
+# Model types whose attention is gated without saying so in config.json: transformers'
+# Qwen3NextAttention builds q_proj num_heads × head_dim × 2 wide (query and gate).
+GATED_ATTENTION_MODEL_TYPES = frozenset({"qwen3_next"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,6 +40,32 @@ class AttentionShape:
     qk_nope_head_dim: int = 0
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
+    # Gated attention (Qwen3-Next, Qwen3.5: config.json `attn_output_gate`): q_proj also
+    # emits a sigmoid gate as wide as the heads' output, so it is twice as wide.
+    output_gate: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LinearAttentionShape:
+    """A Gated DeltaNet layer (Qwen3-Next, Qwen3.5/3.6: `layer_types` "linear_attention";
+    Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR 2025). Instead of a KV cache each
+    sequence keeps a fixed state: per value head a key_head_dim × value_head_dim matrix (in
+    `state_bytes_per_element`, config.json `mamba_ssm_dtype`, float32 by default) and the
+    last `conv_kernel` − 1 inputs of the short causal convolution over q, k and v."""
+
+    num_key_heads: int
+    num_value_heads: int
+    key_head_dim: int
+    value_head_dim: int
+    conv_kernel: int
+    state_bytes_per_element: int = 4
+
+    @property
+    def conv_channels(self) -> int:
+        """Channels of the causal convolution: q and k (key width each) and v."""
+        return (
+            2 * self.num_key_heads * self.key_head_dim + self.num_value_heads * self.value_head_dim
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +93,10 @@ class ModelShape:
     # to the whole context.
     sliding_window: int = 0
     sliding_layers: int = 0
+    # Gated DeltaNet layers: `linear_layers` of the layers attend through a recurrent state
+    # (`linear_attention`) and keep no KV cache; the rest are full or sliding attention.
+    linear_layers: int = 0
+    linear_attention: LinearAttentionShape | None = None
     # The longest context the model was configured for (config.json max_position_embeddings);
     # None when the config does not say.
     trained_context: int | None = None
@@ -76,28 +113,45 @@ class ModelShape:
         """The slug under which measured layer sizes are looked up ("" for none)."""
         return self.slug if self.shipped else ""
 
+    @property
+    def full_layers(self) -> int:
+        """Layers that attend to the whole context (neither sliding nor linear)."""
+        return self.num_layers - self.sliding_layers - self.linear_layers
+
     def attended_positions(self, context: float) -> float:
         """Mean over layers of the cached positions one query attends to (and one sequence
         keeps in the cache) at `context` tokens: all of them in a full-attention layer, at
-        most `sliding_window` in a sliding one."""
-        if not self.sliding_layers:
-            return float(context)
-        sliding = min(float(context), float(self.sliding_window))
-        full = self.num_layers - self.sliding_layers
-        return (full * float(context) + self.sliding_layers * sliding) / self.num_layers
+        most `sliding_window` in a sliding one, none in a linear-attention layer (its state
+        is counted apart: `recurrent_state_bytes`)."""
+        sliding = min(float(context), float(self.sliding_window)) if self.sliding_layers else 0.0
+        return (self.full_layers * float(context) + self.sliding_layers * sliding) / self.num_layers
 
     def attended_pairs(self, depth: int, tokens: int) -> float:
         """Mean over layers of the query–key pairs of `tokens` causal queries appended after
         `depth` cached tokens: Σ over positions p = depth+1 … depth+tokens of the keys p sees
-        (p, or at most `sliding_window` in a sliding layer)."""
+        (p, or at most `sliding_window` in a sliding layer, none in a linear one)."""
         full_pairs = tokens * depth + tokens * (tokens + 1) / 2
-        if not self.sliding_layers:
-            return full_pairs
-        window = self.sliding_window
-        below = max(min(depth + tokens, window) - depth, 0)  # positions p ≤ window
-        sliding_pairs = below * depth + below * (below + 1) / 2 + (tokens - below) * window
-        full = self.num_layers - self.sliding_layers
-        return (full * full_pairs + self.sliding_layers * sliding_pairs) / self.num_layers
+        sliding_pairs = 0.0
+        if self.sliding_layers:
+            window = self.sliding_window
+            below = max(min(depth + tokens, window) - depth, 0)  # positions p ≤ window
+            sliding_pairs = below * depth + below * (below + 1) / 2 + (tokens - below) * window
+        return (self.full_layers * full_pairs + self.sliding_layers * sliding_pairs) / (
+            self.num_layers
+        )
+
+    @property
+    def recurrent_state_bytes(self) -> float:
+        """Bytes one sequence keeps in its linear-attention layers whatever the context: the
+        delta-rule state (value heads × key dim × value dim, in the state type) and the
+        convolution's last kernel − 1 inputs (16-bit, like the activations)."""
+        lin = self.linear_attention
+        if lin is None or not self.linear_layers:
+            return 0.0
+        state = lin.num_value_heads * lin.key_head_dim * lin.value_head_dim
+        conv = lin.conv_channels * (lin.conv_kernel - 1)
+        per_layer = state * lin.state_bytes_per_element + conv * ACTIVATION_BYTES
+        return float(self.linear_layers * per_layer)
 
     @property
     def moe_layers(self) -> int:
@@ -148,7 +202,14 @@ def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> Atten
             field=f"{path}.head_dim", message="is required when hidden_size % heads != 0"
         )
     head_dim = _opt_int(config, "head_dim", hidden // heads, path=path, minimum=1)
-    return AttentionShape(kind="gqa", num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim)
+    return AttentionShape(
+        kind="gqa",
+        num_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        output_gate=bool(config.get("attn_output_gate"))
+        or config.get("model_type") in GATED_ATTENTION_MODEL_TYPES,
+    )
 
 
 def _routed_experts(config: Mapping[str, object], *, path: str) -> int:
@@ -170,8 +231,9 @@ def _dense_first_layers(config: Mapping[str, object], num_layers: int, *, path: 
 
 
 SLIDING_LAYER_TYPE = "sliding_attention"
-# `layer_types` entries the cost rules describe: attention over the whole context or a window.
-ATTENTION_LAYER_TYPES = frozenset({"full_attention", SLIDING_LAYER_TYPE})
+# `layer_types` entries the cost rules describe: attention over the whole context or a
+# window, and Gated DeltaNet's linear attention.
+ATTENTION_LAYER_TYPES = frozenset({"full_attention", SLIDING_LAYER_TYPE, LINEAR_LAYER_TYPE})
 # Keys that, when set, make layers the engine has no cost rule for; refused rather than read
 # as a plain transformer (read 2026-11-26 from the configs vendored at
 # github.com/ai-dynamo/aiconfigurator@095f58a5 aic-core/src/aiconfigurator_core/model_configs;
@@ -179,7 +241,6 @@ ATTENTION_LAYER_TYPES = frozenset({"full_attention", SLIDING_LAYER_TYPE})
 # '"hidden_size": 6144,' id 65760752905). Granite 4.0-H's "mamba" layer_types are refused
 # with the other unknown layer types below.
 UNSUPPORTED_KEYS: dict[str, str] = {
-    "linear_num_value_heads": "Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5/3.6)",
     "hybrid_override_pattern": "Mamba-2 layers between the attention layers (Nemotron-H)",
     "layers_block_type": "Mamba layers between the attention layers (Zamba2)",
     "index_topk": "a sparse-attention indexer that picks the cached tokens (DeepSeek V3.2, V4, "
@@ -211,6 +272,52 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
         pattern = _int(config, "sliding_window_pattern", path=path)
         return num_layers - num_layers // pattern
     return num_layers
+
+
+def _linear_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
+    """How many layers are Gated DeltaNet layers: those `layer_types` marks
+    "linear_attention" (Qwen3.5/3.6), else all but every `full_attention_interval`-th
+    (Qwen3-Next: layer i is full attention when (i + 1) % interval == 0)."""
+    types = config.get("layer_types")
+    if not config.get("linear_num_value_heads"):
+        if isinstance(types, list) and LINEAR_LAYER_TYPE in types:
+            raise EngineInputError(
+                field=f"{path}.linear_num_value_heads",
+                message="is required when layer_types has linear_attention layers",
+            )
+        return 0
+    if isinstance(types, list):
+        if len(types) != num_layers:
+            raise EngineInputError(
+                field=f"{path}.layer_types",
+                message=f"must be a list of {num_layers} layer types (one per layer)",
+            )
+        return sum(1 for kind in types if kind == LINEAR_LAYER_TYPE)
+    if config.get("full_attention_interval") is None:
+        raise EngineInputError(
+            field=f"{path}.full_attention_interval",
+            message="is required with linear-attention heads when layer_types is absent",
+        )
+    interval = _int(config, "full_attention_interval", path=path)
+    return num_layers - num_layers // interval
+
+
+def _linear_attention(config: Mapping[str, object], *, path: str) -> LinearAttentionShape | None:
+    if not config.get("linear_num_value_heads"):
+        return None
+    dtype = str(config.get("mamba_ssm_dtype") or "float32")
+    if dtype not in STATE_DTYPE_BYTES:
+        raise EngineInputError(
+            field=f"{path}.mamba_ssm_dtype", message=f"must be one of {sorted(STATE_DTYPE_BYTES)}"
+        )
+    return LinearAttentionShape(
+        num_key_heads=_int(config, "linear_num_key_heads", path=path),
+        num_value_heads=_int(config, "linear_num_value_heads", path=path),
+        key_head_dim=_int(config, "linear_key_head_dim", path=path),
+        value_head_dim=_int(config, "linear_value_head_dim", path=path),
+        conv_kernel=_int(config, "linear_conv_kernel_dim", path=path),
+        state_bytes_per_element=STATE_DTYPE_BYTES[dtype],
+    )
 
 
 def _text_model(config: Mapping[str, object], path: str) -> tuple[Mapping[str, object], str]:
@@ -284,5 +391,7 @@ def parse_model_config(
         card_params_b=float(card) if isinstance(card, int | float) else None,
         sliding_window=_opt_int(config, "sliding_window", 0, path=path),
         sliding_layers=_sliding_layers(config, num_layers, path=path),
+        linear_layers=_linear_layers(config, num_layers, path=path),
+        linear_attention=_linear_attention(config, path=path),
         trained_context=_opt_int(config, "max_position_embeddings", 0, path=path) or None,
     )

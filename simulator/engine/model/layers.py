@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simulator.engine.model.config import AttentionShape, ModelShape
+from simulator.engine.model.config import AttentionShape, LinearAttentionShape, ModelShape
 
 GATED_MLP_MATRICES = 3  # gate, up and down projections of a SwiGLU MLP
 
@@ -72,7 +72,34 @@ def attention_params(att: AttentionShape, hidden: int) -> int:
         kv_up = att.kv_lora_rank * att.num_heads * (att.qk_nope_head_dim + att.v_head_dim)
         return q + kv_down + kv_up + att.num_heads * att.v_head_dim * hidden
     q_width = att.num_heads * att.head_dim
-    return hidden * q_width + 2 * hidden * att.num_kv_heads * att.head_dim + q_width * hidden
+    q_out = 2 * q_width if att.output_gate else q_width  # gated attention: query and gate
+    return hidden * q_out + 2 * hidden * att.num_kv_heads * att.head_dim + q_width * hidden
+
+
+def linear_attention_params(lin: LinearAttentionShape, hidden: int) -> int:
+    """A Gated DeltaNet layer (transformers' Qwen3_5GatedDeltaNet / Qwen3NextGatedDeltaNet):
+    the q, k, v and output-gate z projections `h·(2·nk·dk + 2·nv·dv)`, the per-head β and
+    decay inputs `h·2·nv`, the depthwise convolution over q, k, v (channels × kernel), the
+    output projection `nv·dv·h`, and the per-head decay parameters and the gated norm."""
+    qk = 2 * lin.num_key_heads * lin.key_head_dim
+    vz = 2 * lin.num_value_heads * lin.value_head_dim
+    projections = hidden * (qk + vz + 2 * lin.num_value_heads)
+    conv = lin.conv_channels * lin.conv_kernel
+    out = lin.num_value_heads * lin.value_head_dim * hidden
+    return projections + conv + out + 2 * lin.num_value_heads + lin.value_head_dim
+
+
+def model_attention_params(model: ModelShape) -> int:
+    """Attention parameters summed over the layers: softmax-attention layers at
+    `attention_params`, Gated DeltaNet layers at `linear_attention_params`."""
+    softmax = (model.num_layers - model.linear_layers) * attention_params(
+        model.attention, model.hidden_size
+    )
+    if model.linear_attention is None:
+        return softmax
+    return softmax + model.linear_layers * linear_attention_params(
+        model.linear_attention, model.hidden_size
+    )
 
 
 def qkv_width(att: AttentionShape) -> int:
@@ -86,6 +113,31 @@ def score_flops_per_token_per_position(att: AttentionShape) -> int:
     """QKᵀ and score·V per query token per key position: 2·nh·d_qk + 2·nh·d_v (§5: 4·nh·d)."""
     v_dim = att.v_head_dim if att.kind == "mla" else att.head_dim
     return 2 * att.num_heads * (att.head_dim + v_dim)
+
+
+# Tokens per chunk of the chunked gated delta rule (flash-linear-attention's
+# chunk_gated_delta_rule, BT = 64; the kernels vLLM, SGLang and transformers call).
+DELTA_RULE_CHUNK = 64
+
+
+def delta_rule_decode_flops(lin: LinearAttentionShape) -> int:
+    """One token's step of the gated delta rule per layer, S ← α·S + β·(v − α·S·k)·kᵀ and
+    o = S·q (Gated Delta Networks eq. 10): S·k, the decay, the rank-one update and S·q are
+    2 + 1 + 2 + 2 = 7 FLOPs per state element, per value head (q and k are repeated over
+    the value heads that share them)."""
+    return 7 * lin.num_value_heads * lin.key_head_dim * lin.value_head_dim
+
+
+def delta_rule_prefill_flops_per_token(lin: LinearAttentionShape) -> float:
+    """One prompt token's share of the chunked gated delta rule per layer (Yang et al.,
+    "Parallelizing Linear Transformers with the Delta Rule over Sequence Length", §3.2;
+    chunk C, key dim dk, value dim dv, per value head). Per chunk: KKᵀ, QKᵀ 2·C²·dk each;
+    the triangular solve for T ≈ (2/3)·C³; W = T·K 2·C²·dk, U = T·V 2·C²·dv; W·S, Q·S and
+    the state update Kᵀ·(U − W·S) 2·C·dk·dv each; the intra-chunk (QKᵀ)·(U − W·S) 2·C²·dv.
+    Divided by C: 6·dk·dv + 6·C·dk + 4·C·dv + (2/3)·C²."""
+    c, dk, dv = DELTA_RULE_CHUNK, lin.key_head_dim, lin.value_head_dim
+    per_head = 6 * dk * dv + 6 * c * dk + 4 * c * dv + 2 * c * c / 3
+    return lin.num_value_heads * per_head
 
 
 def always_on_mlp_params(layer: LayerShape) -> int:
@@ -139,6 +191,9 @@ def model_params(model: ModelShape, *, include_mtp: bool = False) -> int:
     moe = model.moe_layers + (model.mtp_layers if include_mtp and model.is_moe else 0)
     dense = model.num_layers - model.moe_layers
     params = dense * total_params(dense_layer(model)) + embedding_params(model)
+    # Each layer above counts softmax attention; linear-attention layers have their own.
+    layer_attention = model.num_layers * attention_params(model.attention, model.hidden_size)
+    params += model_attention_params(model) - layer_attention
     return params + (moe * total_params(moe_layer(model)) if moe else 0)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape, ModelShape
+from simulator.engine.model.layers import delta_rule_decode_flops
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import Placement, Share
 
@@ -163,6 +164,23 @@ def kv_cache(x: ShareStep) -> Cost:
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
         # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
         cache_flops=float(per_position * inputs.placement.parts.num_layers * positions),
+    )
+
+
+@DECODE_RULES.register("recurrent_state")
+def recurrent_state(x: ShareStep) -> Cost:
+    """Where the KV cache lives, linear-attention layers read and write each sequence's
+    fixed state once per step (model.recurrent_state_bytes) and update it: its bytes twice,
+    and the delta rule's FLOPs (delta_rule_decode_flops) at the GEMV efficiency, like the
+    cache's matrix–vector work."""
+    inputs = x.inputs
+    lin = inputs.model.linear_attention
+    if lin is None or x.share.location != inputs.placement.kv_location:
+        return ZERO
+    flops = inputs.model.linear_layers * delta_rule_decode_flops(lin) * inputs.batch
+    return Cost(
+        kv_bytes=2 * inputs.model.recurrent_state_bytes * inputs.batch,
+        cache_flops=float(flops),
     )
 
 

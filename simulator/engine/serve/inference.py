@@ -157,11 +157,12 @@ class PlacedWorkload:
 def kv_cache_size(workload: InferWorkload) -> float:
     """Bytes of the whole KV cache: `context` tokens of each of `batch` sequences (a prompt
     at `prefill_depth_tokens` needs that depth and the prompt), sliding layers holding at
-    most their window."""
+    most their window, linear-attention layers their fixed state."""
     w = workload
     tokens = max(w.context, w.prefill_depth_tokens + w.prompt_tokens)
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
-    return per_token * w.model.attended_positions(tokens) * w.batch
+    per_sequence = per_token * w.model.attended_positions(tokens) + w.model.recurrent_state_bytes
+    return per_sequence * w.batch
 
 
 def placed_workload(

@@ -52,15 +52,21 @@ def max_context(
     """The most tokens per sequence whose cache fits in `free_bytes` (0 if none), and never
     past the context the model was configured for (`model.trained_context`). A sliding layer
     keeps at most `sliding_window` positions, so past the window only the full-attention
-    layers' share of `bytes_per_token` grows with the context."""
+    layers' share of `bytes_per_token` grows with the context; a linear-attention layer keeps
+    a fixed state per sequence (`recurrent_state_bytes`) and no positions."""
+    if model is not None:
+        free_bytes -= sequences * model.recurrent_state_bytes
     if free_bytes <= 0:
         return 0
     per_sequence = free_bytes / (bytes_per_token * sequences)  # in mean positions per layer
     tokens = float(per_sequence)
-    if model is not None and model.sliding_layers and per_sequence > model.sliding_window:
-        full = model.num_layers - model.sliding_layers
-        slid = model.sliding_layers * model.sliding_window
-        tokens = math.inf if full == 0 else (per_sequence * model.num_layers - slid) / full
+    if model is not None and (model.sliding_layers or model.linear_layers):
+        growing = model.full_layers + model.sliding_layers  # layers whose cache grows
+        tokens = math.inf if growing == 0 else per_sequence * model.num_layers / growing
+        if model.sliding_layers and tokens > model.sliding_window:
+            slid = model.sliding_layers * model.sliding_window
+            full = model.full_layers
+            tokens = math.inf if full == 0 else (per_sequence * model.num_layers - slid) / full
     if model is not None and model.trained_context is not None:
         tokens = min(tokens, float(model.trained_context))
     return math.floor(tokens) if math.isfinite(tokens) else 0

@@ -83,6 +83,6 @@ def offline_concurrency(
     else:
         cache = batching.kv_fraction * memory - weight_bytes
     held = prompt_tokens + batching.output_share * gen_tokens
-    per_request = kv_bytes_per_token * model.attended_positions(held)
+    per_request = kv_bytes_per_token * model.attended_positions(held) + model.recurrent_state_bytes
     fits = math.floor(cache / per_request) if cache > 0 else 0
     return max(0, min(queued, batching.max_batch(gpu_name, gpu_vram_gib), fits))

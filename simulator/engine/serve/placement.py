@@ -15,8 +15,8 @@ from simulator.engine.formats.weights import WeightScheme
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import (
     always_on_mlp_params,
-    attention_params,
     dense_layer,
+    model_attention_params,
     moe_layer,
     one_expert_params,
     router_params,
@@ -59,7 +59,7 @@ def model_parts(model: ModelShape) -> ModelParts:
         num_experts=model.num_experts,
         experts_per_token=model.experts_per_token,
         hidden_size=model.hidden_size,
-        attention=model.num_layers * attention_params(model.attention, model.hidden_size),
+        attention=model_attention_params(model),
         dense=dense_layers * always_on_mlp_params(dense_layer(model))
         + model.moe_layers * moe_always_on,
         expert=one_expert_params(moe) if model.is_moe else 0,

@@ -21,7 +21,10 @@ from dataclasses import dataclass
 
 from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import ModelShape
-from simulator.engine.model.layers import score_flops_per_token_per_position
+from simulator.engine.model.layers import (
+    delta_rule_prefill_flops_per_token,
+    score_flops_per_token_per_position,
+)
 from simulator.engine.serve.decode import FLOPS_PER_MAC
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import HOME, HYBRID, Placement, Share
@@ -160,6 +163,19 @@ def causal_attention(x: PrefillInputs) -> Cost:
     pairs = x.model.attended_pairs(x.depth, x.tokens)
     per_pair = score_flops_per_token_per_position(x.model.attention)
     return Cost(attention_flops=per_pair * x.placement.parts.num_layers * pairs)
+
+
+@PREFILL_RULES.register("delta_rule")
+def delta_rule(x: PrefillInputs) -> Cost:
+    """Linear-attention layers run the chunked gated delta rule over the prompt: a fixed
+    count of FLOPs per token whatever the depth (delta_rule_prefill_flops_per_token), in
+    attention-like kernels; the state they carry between chunks is a few MB a layer, left
+    out of the bytes."""
+    lin = x.model.linear_attention
+    if lin is None:
+        return ZERO
+    per_token = delta_rule_prefill_flops_per_token(lin)
+    return Cost(attention_flops=x.model.linear_layers * x.tokens * per_token)
 
 
 @PREFILL_RULES.register("cache_reads")

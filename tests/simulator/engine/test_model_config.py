@@ -170,7 +170,6 @@ PLAIN = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
 @pytest.mark.parametrize(
     ("key", "value"),
     [
-        ("linear_num_value_heads", 32),
         ("hybrid_override_pattern", "MEM*"),
         ("index_topk", 2048),
         ("compress_ratios", [0, 4, 128, 4]),
@@ -186,11 +185,11 @@ def test_a_config_with_layers_the_engine_cannot_model_is_refused_naming_the_key(
     assert error.value.field == f"model.config.{key}"
 
 
-def test_a_linear_attention_layer_type_is_refused() -> None:
+def test_linear_attention_layers_without_their_heads_are_refused_naming_the_key() -> None:
     layer_types = ["linear_attention", "linear_attention", "linear_attention", "full_attention"]
     with pytest.raises(EngineInputError) as error:
         parse_model_config(PLAIN | {"layer_types": layer_types}, slug="qwen-next")
-    assert error.value.field == "model.config.layer_types"
+    assert error.value.field == "model.config.linear_num_value_heads"
     assert "linear_attention" in error.value.message
 
 

@@ -43,11 +43,6 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
 @pytest.mark.parametrize(
     ("name", "config_key"),
     [
-        ("Qwen3.6-35B-A3B", "linear_attention"),
-        ("Qwen3.6-27B dense (mlx-community/Qwen3.6-27B-4bit)", "full_attention_interval"),
-        ("Ornith-1.0-35B (qwen35moe 35B.A3B)", "qwen3_5_moe"),
-        ("Qwen3-Coder-Next 80B-A3B", "qwen3_next"),
-        ("Qwen3-Next-80B-A3B-Instruct", "linear_num_value_heads"),
         ("DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)", "compress_ratios"),
         ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
         ("DeepSeek-V3.2", "deepseek_v32"),
@@ -79,6 +74,11 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("Qwen 3 32B", "qwen3-32b"),
         ("Mistral Small 3.1 24B Instruct 2503", "mistral-small-3.1-24b"),
         ("Kimi K2.6 / K2.7-Code (1T, 32B active)", "kimi-k2"),
+        ("Qwen3.6-35B-A3B", "qwen3.5-35b-a3b"),
+        ("Qwen3.6-27B dense (mlx-community/Qwen3.6-27B-4bit)", "qwen3.5-27b"),
+        ("Ornith-1.0-35B (qwen35moe 35B.A3B)", "qwen3.5-35b-a3b"),
+        ("Qwen3.5-122B-A10B", "qwen3.5-122b-a10b"),
+        ("Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"),
     ],
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
@@ -96,3 +96,31 @@ def test_a_distilled_model_is_not_read_as_its_teacher() -> None:
     with pytest.raises(NotModeled, match="distilled"):
         model_slug(_row(model="DeepSeek-R1-Distill-Qwen-7B"))
     assert model_slug(_row(model="DeepSeek-R1-Distill-Qwen-32B")) == "qwen2.5-32b"
+
+
+@pytest.mark.parametrize(
+    ("engine", "caveats"),
+    [
+        ("Rapid-MLX with DFlash speculative decoding", "acceptance 88.87%"),
+        ("vLLM (vllm bench serve) TP4, MTP=2", "MTP speculative decoding with 2 tokens"),
+        ("SGLang 0.5.16 (low-latency config)", "the low-latency configs run MTP speculative"),
+        ("llama.cpp CUDA", "-md draft model Llama-3.2-1B"),
+    ],
+)
+def test_a_speculative_decode_is_not_modeled(engine: str, caveats: str) -> None:
+    prediction = predict_row(_row(engine=engine, caveats=caveats))
+    assert not prediction.modeled
+    assert "speculative decoding" in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("engine", "caveats"),
+    [
+        ("Rapid-MLX baseline (no speculative decoding)", ""),
+        ("vLLM 0.1.dev19754 TP8", "no EP, default MoE backend, no MTP stated for this table"),
+    ],
+)
+def test_a_run_that_says_it_had_no_speculative_decoding_is_modeled(
+    engine: str, caveats: str
+) -> None:
+    assert "speculative" not in (predict_row(_row(engine=engine, caveats=caveats)).reason or "")
