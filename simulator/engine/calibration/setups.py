@@ -342,7 +342,7 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "layer that the engine models",
         ),
         (
-            "gpus" in row.hardware,
+            "gpus" in row.hardware or " + " in str(row.hardware.get("gpu", "")),
             "mixed GPU models in one machine: the engine's layer split assumes identical GPUs",
         ),
         (
@@ -739,6 +739,19 @@ def sockets_of(row: MeasurementRow) -> int:
     return 2 if "2 sockets" in str(row.hardware.get("notes", "")) else 1
 
 
+def _ram_gib(ram: str) -> float:
+    """The RAM a row states, in GiB as its figure reads: the largest of its totals ("512GB",
+    "1TB", "8x 32GB" = 256, "8x 32GB DDR5-6000 (256GB)" = 256), a module's size never being
+    more than the total; 1,024 when it states none (RAM then limits nothing)."""
+    totals = [int(n) * 1024 for n in re.findall(r"(\d+)\s*TB", ram, re.IGNORECASE)]
+    totals += [int(n) for n in re.findall(r"(\d+)\s*GB", ram, re.IGNORECASE)]
+    totals += [
+        int(count) * int(size)
+        for count, size in re.findall(r"(\d+)\s*[x×]\s*(\d+)\s*GB", ram, re.IGNORECASE)
+    ]
+    return float(max(totals, default=1024))
+
+
 def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
     """The CPU and RAM in GiB. Several sockets add their cores; their memory bandwidth adds
     only for runtimes that keep a copy of the weights on every NUMA node
@@ -746,9 +759,7 @@ def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
     other socket's threads read them over the inter-socket link (docs/model.md, "Sockets")."""
     device = _match(Cpu, str(row.hardware.get("cpu", "")))
     sockets = sockets_of(row)
-    ram = str(row.hardware.get("ram", ""))
-    ram_tb, ram_gb = _int_after(r"(\d+)\s*TB", ram), _int_after(r"(\d+)\s*GB", ram)
-    ram_gib = float(ram_tb * 1024 if ram_tb else ram_gb or 1024)
+    ram_gib = _ram_gib(str(row.hardware.get("ram", "")))
     bandwidth_sockets = sockets if runtime in NUMA_REPLICATING_RUNTIMES else 1
     if sockets > 1 and bandwidth_sockets == 1 and "numa" not in _row_text(row):
         raise NotModeled(
@@ -811,17 +822,23 @@ def _experts_on_cpu(row: MeasurementRow) -> bool:
     return bool(
         row.hardware.get("gpu")
         and row.hardware.get("cpu")
-        and re.search(r"(?:-ot|--override-tensor)\b[^,;)]*=cpu|--(?:n-)?cpu-moe|-ncmoe", engine)
+        and re.search(
+            r"(?:-ot|--override-tensor)\b[^,;)]*=cpu|--(?:n-)?cpu-moe|-ncmoe|rest ffn=cpu", engine
+        )
     )
 
 
 def _offload_from_layer(row: MeasurementRow, num_layers: int) -> int | None:
     """The first layer whose routed experts sit in RAM: every MoE layer's for `exps=CPU` or
     `--cpu-moe` (None: from the first MoE layer), from N for `blk.N-M.ffn=CPU` reaching the
-    last layer, the last N layers' for `--n-cpu-moe N` (the same count of experts in RAM)."""
+    last layer, from N + 1 for `blk.0-N.ffn=CUDA0, rest ffn=CPU`, the last N layers' for
+    `--n-cpu-moe N` (the same count of experts in RAM)."""
     engine = row.engine.lower()
     if (n := _int_after(r"--n-cpu-moe\s+(\d+)", engine)) is not None:
         return max(0, num_layers - n)
+    # "-ot blk.0-15.ffn=CUDA0, rest ffn=CPU": the first layers' FFNs kept on the GPU
+    if (kept := _int_after(r"blk\.0-(\d+)\.ffn[^=]*=cuda\d*,\s*rest ffn=cpu", engine)) is not None:
+        return kept + 1
     span = re.search(r"blk\.(\d+)-(\d+)\.ffn[^=]*=cpu", engine)
     if span and int(span.group(2)) >= num_layers - 1:
         return int(span.group(1))

@@ -124,3 +124,10 @@ def test_a_run_that_says_it_had_no_speculative_decoding_is_modeled(
     engine: str, caveats: str
 ) -> None:
     assert "speculative" not in (predict_row(_row(engine=engine, caveats=caveats)).reason or "")
+
+
+def test_two_gpu_models_named_in_one_field_are_mixed_gpus_not_modeled() -> None:
+    hardware = {"gpu": "NVIDIA GeForce RTX 5090 + NVIDIA GeForce RTX 4090", "gpu_count": 2}
+    prediction = predict_row(_row(hardware=hardware))
+    assert not prediction.modeled
+    assert "mixed GPU models" in prediction.reason

@@ -105,6 +105,20 @@ def test_a_cpu_only_row_runs_on_the_cpu_with_one_sockets_bandwidth_for_llama_cpp
     assert setup.request.hardware.ram_gib == 768
 
 
+@pytest.mark.parametrize(
+    ("ram", "gib"),
+    [("8x 32GB DDR5-6000 at 4800 (256GB)", 256), ("8x 32GB DDR5-4800", 256),
+     ("512GB 12-channel DDR5-6000", 512), ("1TB DDR5", 1024), ("64GB DDR4", 64)],
+)  # fmt: skip
+def test_the_ram_a_row_states_is_its_total_not_one_modules_size(ram: str, gib: int) -> None:
+    cpu = require_device(Cpu, "epyc-9354p", field="x")
+    row = _row(hardware={"cpu": cpu.name, "ram": ram}, category="inference_cpu",
+               engine="llama.cpp CPU")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.hardware.ram_gib == gib
+
+
 def test_a_numa_replicating_runtime_reads_both_sockets_memory() -> None:
     cpu = require_device(Cpu, "intel-xeon-gold-6454s", field="x")
     hardware = {"cpu": cpu.name, "sockets": 2, "gpu": "RTX 4090", "gpu_count": 1}
@@ -156,7 +170,7 @@ def test_llama_cpps_row_split_is_not_modeled_as_tensor_parallelism(flag: str) ->
 @pytest.mark.parametrize(
     ("flags", "offload_from"),
     [("-ngl 99 -ot exps=CPU", None), ("--cpu-moe", None), ("-ot blk.12-47.ffn=CPU", 12),
-     ("--n-cpu-moe 10", 38)],
+     ("--n-cpu-moe 10", 38), ("-ot blk.0-15.ffn=CUDA0, rest ffn=CPU", 16)],
 )  # fmt: skip
 def test_llama_cpps_expert_overrides_are_the_hybrid_placement(
     flags: str, offload_from: int | None
