@@ -43,6 +43,9 @@ REPRESENTATIVE = (
     "The seed names only the class and price; this model is the planner's representative "
     "of that class, with the seed's price."
 )
+# Where the maker's own page could not be read, a case's size class is a retailer's or
+# catalogue's, named with its pointer in the part's notes.
+THIRD_PARTY_CLASS = "from third-party listings, the maker's page not read"
 ATX_BOARDS = ["mATX", "ATX"]
 BIG_BOARDS = ["mATX", "ATX", "E-ATX", "SSI-EEB"]
 
@@ -152,9 +155,14 @@ CASES = [
           f"{SEED_000} (builds B, D: 'Full tower', $160); https://phanteks.com/"
           "enthoo-pro-2-server-edition", "full_tower", notes=REPRESENTATIVE),
     _case(704, "Fractal Design Meshify 2 XL", "Fractal Design", BIG_BOARDS, 9, 524,
-          "https://www.fractal-design.com/products/cases/meshify/meshify-2-xl/", ""),
+          "https://www.fractal-design.com/products/cases/meshify/meshify-2-xl/", "full_tower",
+          notes=f"Size class {THIRD_PARTY_CLASS}: 'Full Tower' (case catalogues, GitHub index "
+          "ids 62453801787 and 56702289012, read 2026-11-26)."),
     _case(705, "Lian Li O11 Dynamic EVO XL", "Lian Li", ["mATX", "ATX", "E-ATX"], 8, 460,
-          "https://lian-li.com/product/o11d-evo-xl/", ""),
+          "https://lian-li.com/product/o11d-evo-xl/", "full_tower",
+          notes=f"Size class {THIRD_PARTY_CLASS}: 'eATX full tower', 'Full-Tower Modular Glass "
+          "Gaming Case' (case catalogues, GitHub index ids 58186870542 and 67222149505, read "
+          "2026-11-26)."),
     _case(711, "ASRock Rack 4U8G-TURIN2 chassis", "ASRock Rack", ["proprietary"], 16, 312,
           "https://www.asrockrack.com/general/productdetail.asp?Model=4U8G-TURIN2 (eight "
           "double-width full-height full-length Gen5 slots)", "rack", psu="server", bay_width=2,

@@ -7,6 +7,8 @@ third parties (M4 family 1.578 GHz, M3 family 1.38 GHz). Apple GPUs run FP16 at 
 rate, so the figure is also the FP16 peak the engine's unified device takes.
 """
 
+from typing import Any
+
 from catalog.fixture_data.devices import device_part
 from simulator.engine import System
 
@@ -34,11 +36,24 @@ def gpu_tflops(cores: int, ghz: float) -> float:
     return round(cores * FP32_LANES_PER_GPU_CORE * FLOPS_PER_FMA * ghz / 1000, 1)
 
 
+# Apple's "Mac Studio power consumption and thermal output" (support.apple.com/en-us/102027,
+# 2025-03-12) gives one configuration per chip, measured at the wall: "Mac Studio (2025) M3
+# Ultra 32-Core CPU & 80-Core GPU, 512GB unified memory, 16TB SSD / Idle: 9 W / Max: 270 W",
+# read 2026-11-26 from a verbatim quote (GitHub index id 63172777841; the page itself was not
+# readable here). The other configurations have no figure of their own: their power is left
+# unpublished (a power limit leaves them out, naming them) rather than borrowed.
+APPLE_MAX_POWER_W = {804: 270}
+
+
+def _with_power(part: dict[str, Any]) -> dict[str, Any]:
+    return {**part, "fields": {**part["fields"], "max_power_w": APPLE_MAX_POWER_W.get(part["pk"])}}
+
+
 SYSTEMS = [
-    device_part(801, System, "mac-mini-m4-pro-64gb"),
-    device_part(802, System, "mac-studio-m4-max-128gb"),
-    device_part(803, System, "mac-studio-m3-ultra-96gb"),
-    device_part(804, System, "mac-studio-m3-ultra-512gb"),
+    _with_power(device_part(801, System, "mac-mini-m4-pro-64gb")),
+    _with_power(device_part(802, System, "mac-studio-m4-max-128gb")),
+    _with_power(device_part(803, System, "mac-studio-m3-ultra-96gb")),
+    _with_power(device_part(804, System, "mac-studio-m3-ultra-512gb")),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on)

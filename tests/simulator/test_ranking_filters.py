@@ -247,3 +247,19 @@ def test_a_bad_filter_is_refused_naming_its_field(catalog: None, field: str, val
     assert f"ranking.{field}" in str(posted.json())
     assert got.status_code == 400, got.json()
     assert field in str(got.json())
+
+
+@pytest.mark.django_db
+def test_a_whole_systems_published_maximum_is_its_rated_power(catalog: None) -> None:
+    system = System.objects.exclude(max_power_w=None).order_by("max_power_w").first()
+    assert system is not None
+    assert system.max_power_w is not None
+    run = _run(FLASH)
+
+    within = _view(run, power_w_max=system.max_power_w, include_estimates=True)
+    below = _view(run, power_w_max=system.max_power_w - 1, include_estimates=True)
+
+    rows = _with([*within["rows"], *within["unpriced"]], system.name)
+    assert rows
+    assert all(row["power_w"] == system.max_power_w for row in rows)
+    assert not _with([*below["rows"], *below["unpriced"]], system.name)
