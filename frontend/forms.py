@@ -20,7 +20,7 @@ from frontend.custom_models import (
 from frontend.models import CustomModel
 from simulator.engine import DEFAULT_MODE, QUANT_FORMATS, EngineInputError, json_path, model_slugs
 from simulator.ranking import DEFAULT_SORT
-from simulator.services.ranking_views import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
+from simulator.services.ranking_filters import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
     "model": "glm-4.7",

@@ -36,7 +36,8 @@ from simulator.engine import (
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT, SORT_FIELDS
 from simulator.services.accuracy import accuracy_view_get, category_label, ranking_rows_banded
-from simulator.services.ranking_views import RankingFilters, ranking_view
+from simulator.services.ranking_filters import RankingFilters
+from simulator.services.ranking_views import ranking_view
 
 # Fitting does not depend on link speeds; any figure does.
 _FIT_PROBE_PCIE_GBPS = 22.0

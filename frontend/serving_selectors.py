@@ -28,7 +28,8 @@ from simulator.engine import (
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT, INFER_SORT_FIELDS
 from simulator.services.accuracy import ranking_rows_banded, result_error_band
-from simulator.services.ranking_views import RankingFilters, ranking_view
+from simulator.services.ranking_filters import RankingFilters
+from simulator.services.ranking_views import ranking_view
 
 ALL_ROWS = 10**6
 # Orders the ranking service does not keep: fastest or longest first, then cheapest.

@@ -42,7 +42,7 @@ from simulator.engine import EngineInputError
 from simulator.guards import SimulateBusyError, SimulateThrottledError, simulate_guard
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_INFER_SORT
-from simulator.services.ranking_views import RankingFilters
+from simulator.services.ranking_filters import RankingFilters
 from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 

@@ -62,7 +62,7 @@ from simulator.guards import (
 from simulator.models import RunStatus, SimulationRun
 from simulator.ranking import DEFAULT_SORT
 from simulator.services.accuracy import result_error_band
-from simulator.services.ranking_views import RankingFilters
+from simulator.services.ranking_filters import RankingFilters
 from simulator.services.rankings import BrokerUnavailableError
 from simulator.services.runs import QueueFullError
 

@@ -33,7 +33,8 @@ from simulator.serializers import (
     SimulationRunOutputSerializer,
 )
 from simulator.services.accuracy import ranking_rows_banded, simulation_result_banded
-from simulator.services.ranking_views import RankingFilters, ranking_result_view, ranking_view
+from simulator.services.ranking_filters import RankingFilters
+from simulator.services.ranking_views import ranking_result_view, ranking_view
 from simulator.services.rankings import BrokerUnavailableError, ranking_create
 from simulator.services.runs import QueueFullError
 from simulator.services.simulate import (

@@ -33,7 +33,7 @@ from simulator.engine import (
     model_slugs,
 )
 from simulator.ranking import INFER_SORT_FIELDS, SORT_FIELDS
-from simulator.services.ranking_views import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
+from simulator.services.ranking_filters import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
 # The parser bounds numbers below only (simulator/engine/io/train_request.py `_number`); values too
 # large or too small to compute are answered 400 by the service.

@@ -20,7 +20,7 @@ from simulator.engine import (
 )
 from simulator.models import SimulationRun
 from simulator.ranking import DEFAULT_SORT_BY_KIND, INFER, INFER_SORT_FIELDS, SORT_FIELDS, TRAIN
-from simulator.services.ranking_views import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
+from simulator.services.ranking_filters import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
 
 class SimulationRunOutputSerializer(serializers.ModelSerializer[SimulationRun]):

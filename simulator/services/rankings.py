@@ -70,7 +70,7 @@ from simulator.services.cost import (
     simulation_cost_check,
     simulation_ranking_cost,
 )
-from simulator.services.ranking_views import (
+from simulator.services.ranking_filters import (
     BUYER_REGIONS,
     CASE_SIZES,
     MAX_POWER_W,

@@ -14,7 +14,8 @@ from catalog.models import CaseSize, Condition, Cpu, Gpu, Part, PriceChangeVia, 
 from catalog.services import price_observation_create
 from simulator.models import SimulationRun
 from simulator.services import rankings
-from simulator.services.ranking_views import RankingFilters, ranking_view
+from simulator.services.ranking_filters import RankingFilters
+from simulator.services.ranking_views import ranking_view
 from tests.simulator.conftest import ranking_finish_here
 
 SMALL = {"kind": "train", "model": "llama-3.1-8b", "quant": "NF4", "seq_len": 1024,

@@ -9,7 +9,8 @@ from rest_framework.test import APIClient
 from simulator.engine.errors import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import sort_rows
-from simulator.services.ranking_views import RankingFilters, ranking_priced
+from simulator.services.ranking_filters import RankingFilters
+from simulator.services.ranking_views import ranking_priced
 from simulator.services.rankings import (
     DEFAULT_WORKLOADS,
     ranking_body_normalize,
