@@ -45,6 +45,7 @@ from simulator.engine.calibration.predict import predicted_value
 from simulator.engine.calibration.setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
 from simulator.engine.errors import EngineInputError
 from simulator.engine.serve.hardware import UNIFIED
+from simulator.engine.serve.placement import HOME
 from simulator.engine.version import ENGINE_PACKAGE
 
 if TYPE_CHECKING:
@@ -129,9 +130,19 @@ def _fit_key(
     for name, grid in grids.items():
         if name == "attention_efficiency":
             grid = attention_grid(table.get(*key).flops_efficiency)
+        # The per-layer overhead is pinned by rows run at home (runs_at_home): not a
+        # hybrid's CPU share.
+        fitted = pairs
+        if name == "layer_overhead_s":
+            fitted = [(row, setup) for row, setup in pairs if runs_at_home(setup, key[1])]
 
-        def loss(value: float, table: Efficiency = table, name: str = name) -> float:
-            return _loss(_with(table, key, name, value), key, pairs)
+        def loss(
+            value: float,
+            table: Efficiency = table,
+            name: str = name,
+            fitted: Sequence[tuple[MeasurementRow, Setup]] = fitted,
+        ) -> float:
+            return _loss(_with(table, key, name, value), key, fitted)
 
         table = _with(table, key, name, grid_minimum(grid, loss))
     return table
@@ -157,12 +168,37 @@ def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str,
     phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
     grids: dict[str, tuple[float, ...]] = {}
     if phases & {"decode", "serving"}:
-        grids |= {"bandwidth_efficiency": FRACTION_GRID, "layer_overhead_s": OVERHEAD_GRID_S}
+        grids["bandwidth_efficiency"] = FRACTION_GRID
+    home_phases = {
+        setup.phase
+        for _, setup in pairs
+        if isinstance(setup, InferSetup) and runs_at_home(setup, key[1])
+    }
+    if home_phases & {"decode", "serving"}:
+        grids["layer_overhead_s"] = OVERHEAD_GRID_S
     if phases & {"prefill", "serving"}:
         grids["flops_efficiency"] = FRACTION_GRID
-    if any(attention_heavy(setup) for _, setup in pairs):
+    if any(attention_heavy(setup) and attends_at(setup, key[1]) for _, setup in pairs):
         grids["attention_efficiency"] = FRACTION_GRID
     return grids
+
+
+def runs_at_home(setup: Setup, device_class: str) -> bool:
+    """Whether `device_class` is the row's home (placement.HOME; training rows are at home
+    on their own class). A hybrid's CPU share runs its offloaded layers between two
+    crossings of the link, whose synchronization the engine does not price apart: hybrid
+    rows pin their GPU's per-layer overhead, and only rows run wholly on the CPU pin the
+    CPU's."""
+    if not isinstance(setup, InferSetup):
+        return True
+    return HOME[setup.request.workload.placement] == device_class
+
+
+def attends_at(setup: Setup, device_class: str) -> bool:
+    """Whether the row's attention runs on `device_class`: its placement's home (a hybrid's
+    GPU, which keeps attention and the KV cache; placement.HOME), so a hybrid row's CPU
+    constants never take an attention efficiency its CPU does not exercise."""
+    return isinstance(setup, InferSetup) and HOME[setup.request.workload.placement] == device_class
 
 
 def attention_heavy(setup: Setup) -> bool:

@@ -847,6 +847,14 @@ def _offload_from_layer(row: MeasurementRow, num_layers: int) -> int | None:
     return None
 
 
+def _repacked(row: MeasurementRow) -> bool:
+    """ik_llama.cpp's run-time repack (`-rtr`) or a repacked `_R4`/`_R8` weight type: CPU-only
+    row-interleaved layouts (ik_llama.cpp has no CUDA kernels for them), so a hybrid's
+    offloaded experts are multiplied on the CPU at prefill too."""
+    said = f"{row.engine} {row.caveats} {row.quant}".lower()
+    return bool(re.search(r"(?<![\w-])-rtr\b|_r[48]\b", said))
+
+
 def infer_setup(row: MeasurementRow) -> InferSetup:
     runtime = runtime_of(row)
     model = load_model(model_slug(row))
@@ -901,6 +909,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         offload_from_layer=_offload_from_layer(row, model.num_layers)
         if placement == "hybrid" and runtime != KTRANSFORMERS
         else None,
+        repacked_experts=placement == "hybrid" and _repacked(row),
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()

@@ -199,7 +199,8 @@ def placed_workload(
             depth=w.prefill_depth_tokens,
             kv_bytes_per_token=per_token,
             ubatch=w.ubatch,
-            experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
+            experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU
+            or w.repacked_experts,
             expert_gemm_half_rows=expert_gemm_half_rows,
         ),
     )

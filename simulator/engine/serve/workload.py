@@ -31,6 +31,10 @@ class InferWorkload:
     kv_cache_type: str = DEFAULT_KV_CACHE_TYPE
     ubatch: int = DEFAULT_UBATCH
     offload_from_layer: int | None = None  # hybrid: first layer whose experts go to CPU RAM
+    # Hybrid: the offloaded experts are stored in a row-interleaved CPU layout (ik_llama.cpp's
+    # run-time repack `-rtr`, or an `_R4`/`_R8` type) that has no GPU kernels, so a prompt's
+    # expert GEMMs run on the CPU instead of being copied to the GPU.
+    repacked_experts: bool = False
     # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
     # usual one for each device class (efficiency.DEFAULT_RUNTIME).
     runtime: str | None = None

@@ -152,3 +152,28 @@ def test_schedules_take_arrays_as_they_take_floats():
             ONE_F_ONE_B, makespan_s=makespan[i], compute_s=compute[i], micro_batches=8, stages=4
         )
         assert steps[i] == one
+
+
+def _hybrid_prefill(repacked: bool) -> tuple[float, float]:
+    from simulator.engine.serve.inference import simulate_inference
+    from simulator.engine.serve.workload import InferWorkload
+    from simulator.engine.workload import SimulationRequest
+    from tests.simulator.engine.test_inference_seeds import SEED_003_HARDWARE
+
+    workload = InferWorkload(
+        model=load_model("glm-4.7-flash"), quant=weight_scheme("Q4_K_M"), placement="hybrid",
+        prompt_tokens=4096, ubatch=2048, runtime="ik_llama.cpp", repacked_experts=repacked,
+    )  # fmt: skip
+    result = simulate_inference(SimulationRequest(workload=workload, hardware=SEED_003_HARDWARE))
+    return result.prefill.link_bytes, result.prefill.compute_s
+
+
+def test_repacked_experts_are_multiplied_on_the_cpu_not_copied_to_the_gpu():
+    """ik_llama.cpp's -rtr / _R4 layouts have no GPU kernels: a prompt's offloaded expert
+    GEMMs stay on the CPU (no per-micro-batch copies), as KTransformers' do."""
+    copied_bytes, _ = _hybrid_prefill(repacked=False)
+    kept_bytes, _ = _hybrid_prefill(repacked=True)
+    model = load_model("glm-4.7-flash")
+    placement = place(model_parts(model), weight_scheme("Q4_K_M"), "hybrid")
+    offloaded = placement.shares[1].stored_bytes
+    assert copied_bytes - kept_bytes == pytest.approx(2 * offloaded)  # 4096 / 2048 micro-batches

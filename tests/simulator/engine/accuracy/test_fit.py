@@ -8,6 +8,7 @@ from simulator.engine.calibration import (
     load_efficiency,
     load_seed_rows,
 )
+from simulator.engine.calibration.corpus import MeasurementRow
 from simulator.engine.calibration.efficiency import (
     LLAMA_CPP_METAL,
     METAL_MARLIN,
@@ -116,3 +117,25 @@ def test_attention_never_beats_the_gemms_fraction_of_peak():
     for entry in load_efficiency().entries:
         if entry.attention_efficiency is not None:
             assert entry.attention_efficiency <= entry.flops_efficiency, entry.runtime
+
+
+def _rows(*ids: str) -> list[MeasurementRow]:
+    return [row for row in ROWS if row.id in ids]
+
+
+def test_hybrid_rows_never_pin_their_cpus_attention_or_per_layer_overhead():
+    """A hybrid keeps attention on the GPU, and its CPU layers' fixed cost cannot be told
+    from the link crossings around them: its rows fit the CPU's bandwidth and FLOPS only."""
+    from simulator.engine.calibration.fit import attends_at, runs_at_home
+
+    hybrid = _rows("G023", "G024", "G025", "G026")  # ik_llama.cpp, experts in RAM, to 30k deep
+    setups = [row_setup(row) for row in hybrid]
+    assert all(runs_at_home(s, "gpu") and not runs_at_home(s, "cpu") for s in setups)
+    assert all(attends_at(s, "gpu") and not attends_at(s, "cpu") for s in setups)
+
+    fitted = fit_efficiency(hybrid)
+    cpu, prior = fitted.get("ik_llama.cpp", "cpu"), PRIOR_EFFICIENCY.get("ik_llama.cpp", "cpu")
+    assert cpu.fitted_on == ("G023", "G024", "G025", "G026")
+    assert cpu.attention_efficiency is None
+    assert cpu.layer_overhead_s == prior.layer_overhead_s
+    assert fitted.get("ik_llama.cpp", "gpu").attention_efficiency is not None

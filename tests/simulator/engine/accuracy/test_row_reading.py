@@ -286,3 +286,21 @@ def test_a_gpu_hosted_by_a_raspberry_pi_is_not_modeled() -> None:
     prediction = predict_row(row)
     assert not prediction.modeled
     assert "Raspberry Pi" in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("engine", "quant", "repacked"),
+    [("ik_llama.cpp CUDA (-ngl 99 -fa -rtr -fmoe, -ot exps=CPU)", "IQ4_K", True),
+     ("ik_llama.cpp CUDA (-ngl 99 -fa -fmoe, -ot exps=CPU)", "IQ4_K_R4", True),
+     ("ik_llama.cpp CUDA (-ngl 99 -fa -fmoe, -ot exps=CPU)", "IQ4_K", False)],
+)  # fmt: skip
+def test_repacked_experts_are_read_from_rtr_or_an_r4_type(
+    engine: str, quant: str, repacked: bool
+) -> None:
+    cpu = require_device(Cpu, "threadripper-pro-7975wx", field="x")
+    row = _row(engine=engine, quant=quant, model="Qwen3-30B-A3B",
+               hardware={"gpu": "RTX 4090", "gpu_count": 1, "cpu": cpu.name, "ram": "256 GB"},
+               category="inference_moe_offload")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.repacked_experts is repacked
