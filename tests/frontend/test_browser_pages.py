@@ -36,6 +36,26 @@ def test_changing_the_budget_updates_the_table_the_chart_and_the_address(
     screenshots(page, "home-budget")
 
 
+def test_a_power_limit_and_an_enclosure_narrow_the_table_and_the_chart(
+    live_server: LiveServer, page: Page
+) -> None:
+    ranking_compute(GLM)
+    page.goto(live_server.url + "/?include_estimates=on")
+    wait_for_chart(page, "scatter-chart")
+    all_points = chart_points(page, "scatter-chart")
+
+    page.get_by_label("Power limit (W)").fill("1200")
+    page.get_by_label("Power limit (W)").dispatch_event("change")
+    expect(page).to_have_url(re.compile(r"power_w_max=1200"))
+    page.get_by_label("Largest enclosure").select_option("mid_tower")
+
+    expect(page).to_have_url(re.compile(r"case_size_max=mid_tower"))
+    expect(page.locator("#rankings")).to_contain_text("Left out by your limits")
+    wait_for_chart(page, "scatter-chart")
+    assert 0 < chart_points(page, "scatter-chart") < all_points
+    screenshots(page, "home-filters")
+
+
 def test_a_build_page_draws_every_chart_and_explains_the_bottleneck(
     live_server: LiveServer, page: Page
 ) -> None:
