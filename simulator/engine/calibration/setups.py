@@ -312,6 +312,11 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "the source does not state the weights' quantization, which sets the bytes read",
         ),
         (
+            row.category == "inference_kv_offload",
+            "the KV cache in host RAM with the weights on the GPU (llama.cpp -nkvo, or builds "
+            "before the cache moved to VRAM) is not an engine placement",
+        ),
+        (
             row.category == "inference_nvme_streaming",
             "experts streamed from an SSD through a RAM expert cache: the inference engine has "
             "no storage tier (its placements are GPU, CPU RAM and unified memory)",

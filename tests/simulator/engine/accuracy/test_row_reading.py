@@ -280,6 +280,14 @@ def test_two_sockets_without_a_stated_numa_policy_are_not_modeled() -> None:
     assert stated.modeled
 
 
+def test_a_kv_cache_in_host_ram_is_not_an_engine_placement() -> None:
+    prediction = predict_row(
+        _row(category="inference_kv_offload", engine="llama.cpp CUDA (KV cache not in VRAM)")
+    )
+    assert not prediction.modeled
+    assert "KV cache in host RAM" in prediction.reason
+
+
 def test_a_gpu_hosted_by_a_raspberry_pi_is_not_modeled() -> None:
     pi = {"gpu": "RTX 4090", "gpu_count": 1, "cpu": "Raspberry Pi 5 (BCM2712)"}
     row = _row(engine="llama.cpp Vulkan", hardware=pi)
