@@ -74,6 +74,7 @@ from simulator.services.ranking_filters import (
     BUYER_REGIONS,
     CASE_SIZES,
     MAX_POWER_W,
+    RankingFilters,
 )
 from simulator.services.ranking_views import ranking_view as ranking_view  # re-exported
 from simulator.services.runs import (
@@ -83,33 +84,12 @@ from simulator.services.runs import (
     simulation_run_record_chunk,
 )
 
-# Options that only choose how a finished ranking is shown, not what is simulated.
-VIEW_OPTIONS = (
-    "budget_usd",
-    "sort",
-    "include_estimates",
-    "exclude_stale",
-    "new_only",
-    "region",
-    "power_w_max",
-    "case_size_max",
-)
+# Options that only choose how a finished ranking is shown, not what is simulated: the
+# budget, the order and the buyer's filters (RankingFilters).
+VIEW_OPTIONS = ("budget_usd", "sort", *RankingFilters.__slots__)
 # What a ranking section may hold; inference may also rank whole systems.
 RANKING_FIELDS = frozenset(
-    {
-        "budget_usd",
-        "gpu_count_min",
-        "gpu_count_max",
-        "ram_gb_min",
-        "storage_tiers",
-        "sort",
-        "include_estimates",
-        "exclude_stale",
-        "new_only",
-        "region",
-        "power_w_max",
-        "case_size_max",
-    }
+    {"gpu_count_min", "gpu_count_max", "ram_gb_min", "storage_tiers", *VIEW_OPTIONS}
 )
 RANKING_FIELDS_BY_KIND = {TRAIN: RANKING_FIELDS, INFER: RANKING_FIELDS | {"systems"}}
 # What a client is told to wait when the broker cannot take a new ranking.
