@@ -23,9 +23,17 @@ GPUS = [
     device_part(115, Gpu, "a100-40g"),
     device_part(116, Gpu, "h100-nvl"),
     device_part(117, Gpu, "h200-nvl"),
+    device_part(118, Gpu, "rtx-3090-ti"),
+    device_part(119, Gpu, "rtx-4080-super"),
+    device_part(120, Gpu, "rtx-4070-ti-super"),
+    device_part(121, Gpu, "rtx-5060-ti-16gb"),
+    device_part(122, Gpu, "rtx-5070-ti"),
+    device_part(123, Gpu, "rtx-pro-6000-blackwell-max-q"),
 ]
 
-# (part pk, amount USD, condition, (vendor, source), observed on)
+# (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-123 have no row
+# here: their only prices are the published ones in price_observations.py, and those the
+# search found no price for stay unpriced.
 GPU_PRICES = [
     (101, "1800", "used", SEED, FEB_2026),
     (102, "2900", "new", SEED, FEB_2026),

@@ -6,12 +6,16 @@ first. A price is kept only when the page states one figure for the part itself 
 range, never a cloud rental rate, never a whole system); it is recorded as published (amount
 and currency), with the page's address and the condition the page gives (a launch or list
 price is "new"). `dated` says where `observed_on` comes from: "page" when the page carries a
-date, "read" when it carries none and the date is the day it was read (2026-11-26).
+date, "read" when it carries none and the date is the day it was read (2026-11-26). A
+launch price is dated by the launch date its page gives: it is old, and the rankings flag it
+as stale.
 `quote` is the page's own words the figure was taken from.
 
 Parts the search found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
-to users who opt in, and marked.
+to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
+estimate: the RTX 4080 Super, 4070 Ti Super and 5070 Ti, for which the search found no
+published price, have none and show as unpriced.
 """
 
 from dataclasses import dataclass
@@ -88,6 +92,30 @@ PRICE_OBSERVATIONS = [
         source_url="https://chipversus.com/hardware/gpu/l4",
         observed_on=READ_ON, dated=READ,
         quote="L4 NVIDIA ... MSRP $2345 AVG Price $1800 March 21 2023",
+    ),
+    SourcedPrice(
+        part_pk=118, amount="1999", currency="USD", condition="new",
+        vendor="NVIDIA launch price (SlashGear)", region="US",
+        source_url="https://www.slashgear.com/814997/nvidia-geforce-rtx-3090-ti-brings-out-the-big-guns/",
+        observed_on="2022-03-29", dated=PAGE,
+        quote="NVIDIA announced that the GeForce RTX 3090 Ti will arrive priced at $1,999 for "
+        "the Founders Edition.",
+    ),
+    SourcedPrice(
+        part_pk=121, amount="429", currency="USD", condition="new",
+        vendor="NVIDIA launch price (ChipVERSUS)", region="US",
+        source_url="https://chipversus.com/hardware/gpu/geforce-rtx-5060-ti-16gb",
+        observed_on="2025-04-16", dated=PAGE,
+        quote="GeForce RTX 5060 Ti 16GB NVIDIA ... MSRP $429 ... It was released in April 16 "
+        "2025. ... Launch price was $429.",
+    ),
+    SourcedPrice(
+        part_pk=123, amount="8565", currency="USD", condition="new",
+        vendor="NVIDIA launch price (Technical City)", region="US",
+        source_url="https://technical.city/en/video/RTX-4000-SFF-Ada-Generation-vs-RTX-PRO-6000-Blackwell-Max-Q",
+        observed_on="2025-03-18", dated=PAGE,
+        quote="RTX PRO 6000 Blackwell Max-Q ... Release date | 18 March 2025 ... Launch price "
+        "(MSRP) | $8,565",
     ),
     # --- CPUs -------------------------------------------------------------------------
     SourcedPrice(

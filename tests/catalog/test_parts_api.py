@@ -35,7 +35,11 @@ def test_the_part_list_filters_by_kind() -> None:
 
 def test_the_gpu_list_filters_by_vram_and_fp4() -> None:
     body = get("/api/parts/gpus?vram_gb__gte=32&fp4_tensor_cores=true")
-    assert {gpu["name"] for gpu in body["results"]} == {"RTX 5090", "RTX PRO 6000"}
+    assert {gpu["name"] for gpu in body["results"]} == {
+        "RTX 5090",
+        "RTX PRO 6000",
+        "RTX PRO 6000 Blackwell Max-Q",
+    }
 
 
 def test_a_gpu_shows_its_specs_source_and_current_price() -> None:
