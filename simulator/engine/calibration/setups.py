@@ -123,6 +123,12 @@ MODEL_ALIASES: dict[str, str] = {
     # model_configs, compared 2026-11-26)
     "qwen3.6 35b a3b": "qwen3.5-35b-a3b",
     "qwen3.6 27b": "qwen3.5-27b",
+    "qwen3 next 80b a3b": "qwen3-next-80b-a3b",
+    # Qwen3-Coder-Next: its card gives Qwen3-Next-80B-A3B's shape (80B total, 3B active, 512
+    # experts with 10 routed and 1 shared, 48 layers, 16 Q / 2 KV heads of 256, 32 V / 16 QK
+    # linear heads; docker/model-runner ai/qwen3-coder-next-vllm.md, find_string id
+    # 69144266120), and its config is "standard Qwen3NextForCausalLM" (id 70128750322)
+    "qwen3 coder next": "qwen3-next-80b-a3b",
     # llama.cpp's architecture name and size label (llama-bench's model column) of a
     # Qwen3.5/3.6-35B-A3B checkpoint or its fine-tunes
     "qwen35moe 35b.a3b": "qwen3.5-35b-a3b",

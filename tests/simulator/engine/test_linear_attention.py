@@ -102,10 +102,22 @@ def test_parameters_count_gated_attention_and_delta_net_projections() -> None:
 @pytest.mark.parametrize(
     ("slug", "billions"),
     [("qwen3.5-35b-a3b", 35), ("qwen3.5-27b", 27), ("qwen3.5-122b-a10b", 122),
-     ("qwen3.5-397b-a17b", 397)],
+     ("qwen3.5-397b-a17b", 397), ("qwen3-next-80b-a3b", 80)],
 )  # fmt: skip
 def test_the_shipped_configs_total_the_size_their_names_give(slug: str, billions: int) -> None:
     assert model_params(load_model(slug)) / 1e9 == pytest.approx(billions, rel=0.02)
+
+
+def test_qwen3_next_is_gated_everywhere_and_linear_in_three_of_four_layers() -> None:
+    """Qwen3-Next's config.json has no layer_types and no attn_output_gate: all but every
+    full_attention_interval-th layer is linear, and its attention is gated (q_proj twice as
+    wide, transformers' Qwen3NextAttention); its card: 79B parameters without embeddings."""
+    model = load_model("qwen3-next-80b-a3b")
+    assert (model.num_layers, model.linear_layers) == (48, 36)
+    assert model.attention.output_gate
+    parts = model_parts(model)
+    non_embedding = model_params(model) - parts.embeddings - parts.output
+    assert non_embedding / 1e9 == pytest.approx(79, rel=0.01)
 
 
 def test_only_full_attention_layers_cache_positions() -> None:

@@ -79,6 +79,8 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("Ornith-1.0-35B (qwen35moe 35B.A3B)", "qwen3.5-35b-a3b"),
         ("Qwen3.5-122B-A10B", "qwen3.5-122b-a10b"),
         ("Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"),
+        ("Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b"),
+        ("Qwen3-Coder-Next 80B-A3B", "qwen3-next-80b-a3b"),
     ],
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
