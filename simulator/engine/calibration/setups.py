@@ -421,7 +421,8 @@ def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
 
 
 def _serving_concurrency(row: MeasurementRow) -> int | None:
-    """Requests in flight at once, as stated; one when the run sent a single prompt; None for
+    """Requests in flight at once, as stated; one when the run sent a single prompt (a run
+    stating neither is not modeled); None for
     an offline throughput run (many prompts queued at once, no rate or concurrency limit),
     whose concurrency the runtime's batching sets (`_offline_concurrency`). Prompts sent at a
     stated rate are in flight as long as each takes, which the row does not state."""
@@ -431,7 +432,12 @@ def _serving_concurrency(row: MeasurementRow) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
     prompts = w.get("num_prompts")
-    if prompts is None or prompts == 1:
+    if prompts is None:
+        raise NotModeled(
+            "a serving benchmark that states neither its concurrency nor its number of "
+            "prompts: how many requests were in flight is unknown"
+        )
+    if prompts == 1:
         return 1
     rate = w.get("request_rate")
     if isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate):

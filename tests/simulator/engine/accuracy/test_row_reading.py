@@ -312,3 +312,14 @@ def test_repacked_experts_are_read_from_rtr_or_an_r4_type(
     setup = row_setup(row)
     assert isinstance(setup, InferSetup)
     assert setup.request.workload.repacked_experts is repacked
+
+
+def test_a_serving_run_stating_neither_concurrency_nor_prompts_is_not_modeled() -> None:
+    workload = {"phase": "serving", "prompt_tokens": 4096, "gen_tokens": 1024}
+    prediction = predict_row(_row(workload=workload, engine="vLLM (tp2)",
+                                  hardware={"gpu": "RTX 3090", "gpu_count": 2}))  # fmt: skip
+    assert not prediction.modeled
+    assert "neither its concurrency nor its number of prompts" in prediction.reason
+    single = predict_row(_row(workload={**workload, "num_prompts": 1}, engine="vLLM",
+                              hardware={"gpu": "RTX 3090", "gpu_count": 1}))  # fmt: skip
+    assert "neither" not in (single.reason or "")
