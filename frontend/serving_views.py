@@ -33,7 +33,6 @@ from frontend.serving_selectors import (
 from frontend.views import (
     partial_template,
     parts_param,
-    ranking_filters,
     refused,
     run_progress_context,
     sort_links,
@@ -99,7 +98,7 @@ def _view(form: ServeFilterForm) -> tuple[float | None, str, RankingFilters]:
     if not form.is_valid():
         return None, DEFAULT_INFER_SORT, RankingFilters()
     data = form.cleaned_data
-    return data["budget"], data["sort"] or DEFAULT_INFER_SORT, ranking_filters(data)
+    return data["budget"], data["sort"] or DEFAULT_INFER_SORT, RankingFilters.of_options(data)
 
 
 @require_GET

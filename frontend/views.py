@@ -160,18 +160,6 @@ def run_progress_context(run: SimulationRun) -> dict[str, Any] | None:
     return None
 
 
-def ranking_filters(data: dict[str, Any]) -> RankingFilters:
-    """The filters of a ranking form's cleaned data (RankingFiltersForm's boxes)."""
-    return RankingFilters(
-        include_estimates=bool(data.get("include_estimates")),
-        exclude_stale=bool(data.get("exclude_stale")),
-        new_only=bool(data.get("new_only")),
-        region=data.get("region") or None,
-        power_w_max=data.get("power_w_max"),
-        case_size_max=data.get("case_size_max") or None,
-    )
-
-
 def _ranking_result(
     run: SimulationRun,
     budget: float | None,
@@ -207,7 +195,7 @@ def home(request: HttpRequest) -> HttpResponse:
             links = sort_links(request.GET, reverse("frontend:home"))
             data = form.cleaned_data
             result = _ranking_result(
-                run, data["budget"], data["sort"], links, ranking_filters(data)
+                run, data["budget"], data["sort"], links, RankingFilters.of_options(data)
             )
             context |= result | {"sort_target": "#rankings"}
         except EngineInputError as exc:
@@ -226,7 +214,7 @@ def ranking_run(request: HttpRequest, run_id: UUID) -> HttpResponse:
     budget, sort, filters = None, DEFAULT_SORT, RankingFilters()
     if form.is_valid():
         budget, sort = form.cleaned_data["budget"], form.cleaned_data["sort"] or DEFAULT_SORT
-        filters = ranking_filters(form.cleaned_data)
+        filters = RankingFilters.of_options(form.cleaned_data)
     links = sort_links(request.GET, reverse("frontend:ranking-run", args=[run.pk]))
     context = {"query": request.GET.urlencode(), "sort_target": "#ranking-result",
                **_ranking_result(run, budget, sort, links, filters)}  # fmt: skip

@@ -49,13 +49,16 @@ class RankingFilters:
 
     @classmethod
     def of_options(cls, options: Mapping[str, Any]) -> "RankingFilters":
+        """The filters of a ranking's options, a GET /api/rankings query or a ranking
+        form's cleaned data."""
         return cls(
             include_estimates=bool(options.get("include_estimates", False)),
             exclude_stale=bool(options.get("exclude_stale", False)),
             new_only=bool(options.get("new_only", False)),
-            region=options.get("region"),
+            # A form's empty choice ("any region", "any size") is no filter.
+            region=options.get("region") or None,
             power_w_max=options.get("power_w_max"),
-            case_size_max=options.get("case_size_max"),
+            case_size_max=options.get("case_size_max") or None,
         )
 
     def asdict(self) -> dict[str, Any]:
@@ -73,16 +76,9 @@ class RankingFilters:
         return f"{kind}price{where}"
 
 
-@dataclass(frozen=True, slots=True)
-class BuildFacts:
-    """A row's rated power (None: a part's figure is not published) and enclosure size
-    (None: its case's size class is not published)."""
-
-    power_w: int | None
-    case_size: str | None
-
-
-def _build_facts(row: Row, facts: Mapping[int, PartFacts]) -> BuildFacts:
+def _build_facts(row: Row, facts: Mapping[int, PartFacts]) -> PartFacts:
+    """The build's own facts from its parts': rated power summed over its powered parts
+    (None when one of them has no published figure), the enclosure's size class."""
     power_w: int | None = 0
     case_size: str | None = None
     for part in row["parts"]:
@@ -95,7 +91,7 @@ def _build_facts(row: Row, facts: Mapping[int, PartFacts]) -> BuildFacts:
             )  # fmt: skip
         if part.get("kind") in ENCLOSURE_KINDS:
             case_size = fact.case_size
-    return BuildFacts(power_w=power_w, case_size=case_size)
+    return PartFacts(power_w=power_w, case_size=case_size)
 
 
 # The parts whose rated power a build's figure adds up (what the PSU rule sizes against),
@@ -115,12 +111,8 @@ class Sifted:
     too_big: int = 0
     size_unknown: tuple[str, ...] = ()
 
-    @property
-    def left_out(self) -> int:
-        return self.over_power + len(self.power_unknown) + self.too_big + len(self.size_unknown)
 
-
-def _left_out_by(build: BuildFacts, filters: RankingFilters) -> str | None:
+def _left_out_by(build: PartFacts, filters: RankingFilters) -> str | None:
     """Which of the buyer's limits leaves the build out (None: none does)."""
     if filters.power_w_max is not None:
         if build.power_w is None:

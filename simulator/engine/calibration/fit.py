@@ -178,27 +178,20 @@ def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str,
         grids["layer_overhead_s"] = OVERHEAD_GRID_S
     if phases & {"prefill", "serving"}:
         grids["flops_efficiency"] = FRACTION_GRID
-    if any(attention_heavy(setup) and attends_at(setup, key[1]) for _, setup in pairs):
+    if any(attention_heavy(setup) and runs_at_home(setup, key[1]) for _, setup in pairs):
         grids["attention_efficiency"] = FRACTION_GRID
     return grids
 
 
 def runs_at_home(setup: Setup, device_class: str) -> bool:
     """Whether `device_class` is the row's home (placement.HOME; training rows are at home
-    on their own class). A hybrid's CPU share runs its offloaded layers between two
-    crossings of the link, whose synchronization the engine does not price apart: hybrid
-    rows pin their GPU's per-layer overhead, and only rows run wholly on the CPU pin the
-    CPU's."""
+    on their own class), where its attention and KV cache are. A hybrid row pins neither
+    its CPU's attention efficiency (its attention runs on the GPU) nor its CPU's per-layer
+    overhead (the CPU share runs between two crossings of the link, whose synchronization
+    the engine does not price apart); rows run wholly on the CPU pin both."""
     if not isinstance(setup, InferSetup):
         return True
     return HOME[setup.request.workload.placement] == device_class
-
-
-def attends_at(setup: Setup, device_class: str) -> bool:
-    """Whether the row's attention runs on `device_class`: its placement's home (a hybrid's
-    GPU, which keeps attention and the KV cache; placement.HOME), so a hybrid row's CPU
-    constants never take an attention efficiency its CPU does not exercise."""
-    return isinstance(setup, InferSetup) and HOME[setup.request.workload.placement] == device_class
 
 
 def attention_heavy(setup: Setup) -> bool:
