@@ -408,7 +408,11 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
 
 
 def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
-    """(prompt, output) tokens per request: stated as fields, or as "N in / M out"."""
+    """(prompt, output) tokens per request: stated as fields, as "N in / M out" ("8k in / 1k
+    out"), or as the totals a benchmark prints over its requests (`vllm bench serve`'s "Total
+    input tokens", "Total generated tokens" and "Successful requests"), whose means stand for
+    a dataset of varied lengths such as ShareGPT. A "k" is 1,024 tokens, as benchmark scripts
+    size their synthetic prompts (InferenceMAX's 1k/8k is 1,024/8,192)."""
     w = row.workload
     prompt, gen = (
         w.get("prompt_tokens") or w.get("input_len"),
@@ -416,8 +420,19 @@ def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
     )
     if isinstance(prompt, int) and isinstance(gen, int) and prompt > 0 and gen > 0:
         return prompt, gen
-    found = re.search(r"(\d+)\s*in\s*/\s*(\d+)\s*out", json.dumps(dict(w)))
-    return (int(found.group(1)), int(found.group(2))) if found else None
+    totals = [w.get(key) for key in ("successful_requests", "total_input_tokens",
+                                      "total_output_tokens")]  # fmt: skip
+    done, total_in, total_out = (v if isinstance(v, int) and v > 0 else 0 for v in totals)
+    if done and total_in and total_out:
+        return max(1, round(total_in / done)), max(1, round(total_out / done))
+    found = re.search(r"(\d+)(k?)\s*in\s*/\s*(\d+)(k?)\s*out", json.dumps(dict(w)), re.IGNORECASE)
+    if found is None:
+        return None
+    scale = {"": 1, "k": 1024, "K": 1024}
+    return (
+        int(found.group(1)) * scale[found.group(2)],
+        int(found.group(3)) * scale[found.group(4)],
+    )
 
 
 def _serving_concurrency(row: MeasurementRow) -> int | None:
@@ -642,13 +657,15 @@ def _quant(row: MeasurementRow, moe: bool) -> object:
 
 # Mixes whose per-tensor types are not published, by the base type their name gives:
 # Unsloth's dynamic quants ("UD-Q4_K_XL": Q4_K), ubergarm's "mix-IQ3_K", llama.cpp's _M/_L
-# K-quant mixes without a published whole-file bpw, repacked rows ("Q2_K_R4"), and a custom
-# mix llama-bench reports by the type of its first tensor.
+# K-quant mixes without a published whole-file bpw, repacked rows ("Q2_K_R4"), a custom
+# mix llama-bench reports by the type of its first tensor, and a "custom IQ4_XS experts / Q5_K
+# attn" recipe by the type it names first.
 MIX_NAMES = (
     re.compile(r"llama-bench(?: as|:)\s*(\w+)", re.IGNORECASE),
     re.compile(r"^UD-(\w+?)(?:_X+L)?$", re.IGNORECASE),
     re.compile(r"^mix-(\w+)$", re.IGNORECASE),
     re.compile(r"^(Q\d_K)_(?:M|R4|R8)$", re.IGNORECASE),
+    re.compile(r"^custom\s+(\w+)", re.IGNORECASE),
 )
 
 
@@ -658,7 +675,7 @@ def _mix_base(quant: str) -> str | None:
     if first.upper() in PUBLISHED_TYPES:
         return None
     for pattern in MIX_NAMES:
-        found = pattern.search(quant if pattern is MIX_NAMES[0] else first)
+        found = pattern.search(quant if pattern in (MIX_NAMES[0], MIX_NAMES[-1]) else first)
         if found:
             return found.group(1)
     return None
@@ -1026,6 +1043,12 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
         rank = TORCHTUNE_LORA_RANK.get(method, DEFAULT_LORA_RANK)
     batch = w.get("batch_size", w.get("batch", 1))
+    seq_len = w.get("seq_len")
+    if not isinstance(seq_len, int) or isinstance(seq_len, bool) or seq_len < 1:
+        raise NotModeled(
+            "the row states no sequence length: the tokens of one step, and the attention and "
+            "activation memory they take, depend on it"
+        )
     model = load_model(model_slug(row))
     if model.linear_layers:
         raise NotModeled(
@@ -1036,7 +1059,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         model=model,
         quant=quant_format("NF4" if method == "QLoRA" else "BF16"),
         lora=LoraConfig(rank=rank),
-        seq_len=int(w["seq_len"]),
+        seq_len=seq_len,
         max_micro_batch=int(batch),
         mode=MODE_REFINED,
         parallelism=parallelism_of(row, runtime, count, full),

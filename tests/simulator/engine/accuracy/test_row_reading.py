@@ -187,8 +187,10 @@ def test_llama_cpps_expert_overrides_are_the_hybrid_placement(
 
 
 @pytest.mark.parametrize(
-    ("name", "bits"), [("IQ2_K", 2.375), ("IQ3_K", 3.4375), ("IQ4_K_R4", 4.5), ("IQ5_K_R4", 5.5)]
-)
+    ("name", "bits"),
+    [("IQ2_K", 2.375), ("IQ3_K", 3.4375), ("IQ4_K_R4", 4.5), ("IQ5_K_R4", 5.5), ("Q6_0", 6.5),
+     ("Q6_0_R4", 6.5), ("IQ4_NL_R4", 4.5)],
+)  # fmt: skip
 def test_ik_llama_cpps_k_quants_read_their_block_sizes(name: str, bits: float) -> None:
     assert weight_scheme(name).bytes_per_weight("experts") * 8 == pytest.approx(bits)
 
@@ -323,3 +325,48 @@ def test_a_serving_run_stating_neither_concurrency_nor_prompts_is_not_modeled() 
     single = predict_row(_row(workload={**workload, "num_prompts": 1}, engine="vLLM",
                               hardware={"gpu": "RTX 3090", "gpu_count": 1}))  # fmt: skip
     assert "neither" not in (single.reason or "")
+
+
+@pytest.mark.parametrize(
+    ("workload", "prompt", "gen"),
+    [({"test": "8k in / 1k out"}, 8192, 1024),
+     ({"test": "1024 in / 128 out"}, 1024, 128),
+     # vllm bench serve's printed totals over its successful requests (a ShareGPT run)
+     ({"successful_requests": 1000, "total_input_tokens": 219171,
+       "total_output_tokens": 200752}, 219, 201)],
+)  # fmt: skip
+def test_a_serving_rows_lengths_are_stated_or_the_means_of_its_printed_totals(
+    workload: dict[str, Any], prompt: int, gen: int
+) -> None:
+    row = _row(engine="vLLM 0.11", category="serving_batched",
+               workload={"phase": "serving", "concurrency": 8, **workload})  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.prompt_tokens == prompt
+    assert setup.gen_tokens == gen
+
+
+def test_totals_without_the_request_count_leave_the_lengths_unknown() -> None:
+    workload = {"phase": "serving", "concurrency": 8, "total_input_tokens": 219171,
+                "total_output_tokens": 200752}  # fmt: skip
+    prediction = predict_row(_row(engine="vLLM", category="serving_batched", workload=workload))
+    assert not prediction.modeled
+    assert "prompt and output lengths" in prediction.reason
+
+
+def test_a_custom_mix_is_its_first_named_type_scaled_to_the_stated_file_size() -> None:
+    row = _row(quant="custom IQ4_XS experts / Q5_K attn (15.4 GiB)", model="Qwen3-30B-A3B")
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    w = setup.request.workload
+    stored = sum(s.stored_bytes for s in place(model_parts(w.model), w.quant, "gpu").shares)
+    assert stored == pytest.approx(15.4 * 2**30, rel=1e-6)
+
+
+def test_a_training_row_without_its_sequence_length_is_not_modeled_with_the_reason() -> None:
+    row = _row(category="training_finetune", engine="torchtune", model="Llama 3.1 8B",
+               quant="BF16", unit="toks/s",
+               workload={"phase": "train", "method": "LoRA", "batch_size": 2})  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert prediction.reason.startswith("the row states no sequence length")
