@@ -41,7 +41,11 @@ from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.file_size import scaled_to_file
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
-from simulator.engine.serve.offline_run import VLLM_BATCHING, offline_concurrency
+from simulator.engine.serve.offline_run import (
+    SGLANG_BATCHING,
+    VLLM_BATCHING,
+    offline_concurrency,
+)
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
 from simulator.engine.train.data_parallel import data_parallel_peak_gib
@@ -464,7 +468,7 @@ def _serving_concurrency(row: MeasurementRow) -> int | None:
 
 
 # Runtimes whose batching of a queue of prompts is published (serve/offline_run.py).
-OFFLINE_BATCHING = {VLLM: VLLM_BATCHING}
+OFFLINE_BATCHING = {VLLM: VLLM_BATCHING, SGLANG: SGLANG_BATCHING}
 
 
 def _offline_concurrency(
@@ -483,7 +487,7 @@ def _offline_concurrency(
         raise NotModeled(
             "the row states no concurrency: its prompts were queued at once and the runtime "
             f"({runtime or 'unknown'}) batched as many as its max batch and KV cache "
-            "allowed, defaults the engine knows for vLLM on GPUs only"
+            "allowed, defaults the engine knows for vLLM and SGLang on GPUs only"
         )
     gpu, count = _gpus(row)
     placement = place(model_parts(model), _weights(row, model), "gpu")

@@ -5,7 +5,12 @@ import pytest
 
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
-from simulator.engine.serve.offline_run import VLLM_BATCHING, offline_concurrency
+from simulator.engine.serve.offline_run import (
+    SGLANG_BATCHING,
+    VLLM_BATCHING,
+    offline_concurrency,
+    sglang_mem_fraction_static,
+)
 from simulator.engine.units import GIB
 
 LLAMA = load_model("llama-3.1-8b")  # 131,072 bytes of f16 cache a token
@@ -52,3 +57,40 @@ def test_sliding_layers_hold_at_most_their_window():
     expected = int((0.9 * 80 * GIB - 13e9) // (per_token * held))
     got = _vllm(GPT_OSS, weights=13e9, prompt=4000, gen=200, queued=100_000)
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("vram_gib", "tp", "fraction"),
+    # (G − R) / G, R = 512 + 1.5 × chunk + 2 × graph batch + 128 × tp MiB (≥ 10 GiB above 60 GiB)
+    [(80.0, 1, round((81920 - 13440) / 81920, 3)),  # chunk 8,192, graph 256
+     (80.0, 8, round((81920 - (512 + 12288 + 1024 + 1024)) / 81920, 3)),  # graph 512
+     (24.0, 1, round((24576 - (512 + 3072 + 48 + 128)) / 24576, 3)),  # chunk 2,048, graph 24
+     (40.0, 1, round((40960 - (512 + 6144 + 64 + 128)) / 40960, 3))],  # chunk 4,096, graph 32
+)  # fmt: skip
+def test_sglangs_static_memory_fraction_reserves_activations_and_graphs_by_gpu_size(
+    vram_gib, tp, fraction
+):
+    assert sglang_mem_fraction_static(vram_gib, tp) == fraction
+
+
+def _sglang(model=LLAMA, *, vram_gib=80.0, weights=16e9, queued=10_000, prompt=1000, gen=1000):
+    return offline_concurrency(
+        SGLANG_BATCHING, queued=queued, prompt_tokens=prompt, gen_tokens=gen,
+        gpu_name="NVIDIA H100 SXM", gpu_vram_gib=vram_gib, gpu_count=1, weight_bytes=weights,
+        kv_bytes_per_token=kv_bytes_per_token(model), model=model,
+    )  # fmt: skip
+
+
+def test_sglang_fills_its_static_fraction_with_kv_cache():
+    expected = int((0.836 * 80 * GIB - 16e9) // (1500 * 131_072))
+    assert _sglang() == expected
+
+
+def test_sglangs_request_cap_scales_with_the_pool_over_the_context_length():
+    """Short requests: the cap is pool tokens × 512 / 131,072 (Llama 3.1 8B's context),
+    clamped to 2,048..4,096; a pool of under 4,096 tokens caps at half its tokens."""
+    pool = (0.836 * 80 * GIB - 16e9) / 131_072
+    assert pool * 512 / 131_072 < 2048
+    assert _sglang(prompt=100, gen=20) == 2048
+    tiny = 0.836 * 80 * GIB - 3000 * 131_072
+    assert _sglang(prompt=1, gen=0, weights=tiny) == 3000 // 2  # 3,000 one-token requests fit

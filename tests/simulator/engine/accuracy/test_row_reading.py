@@ -226,7 +226,7 @@ def test_a_vllm_offline_run_serves_as_many_requests_as_its_defaults_allow() -> N
 @pytest.mark.parametrize(
     ("engine", "workload", "reason"),
     [("TensorRT-LLM trtllm-bench", SERVING, "trtllm-bench"),
-     ("llama.cpp llama-server", SERVING, "vLLM on GPUs only"),
+     ("llama.cpp llama-server", SERVING, "vLLM and SGLang on GPUs only"),
      ("vLLM 0.10", {**SERVING, "request_rate": 4.0}, "request rate")],
 )  # fmt: skip
 def test_an_offline_run_without_published_batching_is_not_modeled(
