@@ -8,6 +8,7 @@ the device table (`devices.py`, datasheets cited there); model shapes from `data
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -136,6 +137,14 @@ MODEL_ALIASES: dict[str, str] = {
     # llama.cpp's architecture name and size label (llama-bench's model column) of a
     # Qwen3.5/3.6-35B-A3B checkpoint or its fine-tunes
     "qwen35moe 35b.a3b": "qwen3.5-35b-a3b",
+    "glm-4.5-air": "glm-4.5-air",
+    "qwen3-4b": "qwen3-4b",
+    "qwen3 4b": "qwen3-4b",
+    "dots.llm1": "dots-llm1",
+    "qwen2 7b": "qwen2-7b",
+    # MiniMax-M2.1's config.json equals M2.5's in all 25 architecture keys (the HF snapshot in
+    # hlky/dinoml_v2@6b8c0acb agents/plans/transformers/minimax_m2/, read 2026-11-28)
+    "minimax m2.1": "minimax-m2.5",
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
@@ -529,15 +538,32 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9.+]+", text.lower()))
 
 
+# Words that, right after a chip's or card's name, make it another part: "Apple M5 Max" is
+# not the "Apple M5", "RTX 4080 SUPER" not the "RTX 4080", "RX 7900 XTX" not the "RX 7900 XT".
+TIER_WORDS = frozenset({"pro", "max", "ultra", "super", "ti", "xt", "xtx"})
+
+
+def _names_another_tier(alias: str, text: str) -> bool:
+    """Whether `text` follows the alias's last word with a tier word the alias lacks."""
+    alias_words = re.findall(r"[a-z0-9.+]+", alias.lower())
+    ordered = re.findall(r"[a-z0-9.+]+", text.lower())
+    last = alias_words[-1] if alias_words else ""
+    return any(
+        word == last and following in TIER_WORDS and following not in alias_words
+        for word, following in itertools.pairwise(ordered)
+    )
+
+
 def _match(kind: type[Device], text: str) -> Device:
     """The device whose longest name or alias occurs in `text` (case-insensitive), as a
     string or as words in any order ("Apple M3 Ultra Mac Studio 512GB" names the "Mac Studio
-    M3 Ultra 512GB")."""
+    M3 Ultra 512GB"), unless the text names another tier of it (`TIER_WORDS`)."""
     best: tuple[int, Device] | None = None
     words = _words(text)
     for candidate in devices(kind):
         for alias in _names(candidate):
             found = alias.lower() in text.lower() or _words(alias) <= words
+            found = found and not _names_another_tier(alias, text)
             if found and (best is None or len(alias) > best[0]):
                 best = (len(alias), candidate)
     if best is None:

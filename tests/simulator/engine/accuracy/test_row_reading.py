@@ -370,3 +370,14 @@ def test_a_training_row_without_its_sequence_length_is_not_modeled_with_the_reas
     prediction = predict_row(row)
     assert not prediction.modeled
     assert prediction.reason.startswith("the row states no sequence length")
+
+
+@pytest.mark.parametrize(
+    ("named", "found"),
+    [("NVIDIA GeForce RTX 3080", True), ("NVIDIA GeForce RTX 3080 Ti", False),
+     ("RTX 4080 SUPER 16GB", True), ("AMD Radeon RX 7900 XTX", True)],
+)  # fmt: skip
+def test_a_card_named_with_another_tier_is_not_the_base_card(named: str, found: bool) -> None:
+    """ "RTX 3080 Ti" holds "RTX 3080" but is another card, with no record of its own."""
+    prediction = predict_row(_row(hardware={"gpu": named, "gpu_count": 1}))
+    assert ("no datasheet entry" not in (prediction.reason or "")) is found
