@@ -145,6 +145,12 @@ MODEL_ALIASES: dict[str, str] = {
     # MiniMax-M2.1's config.json equals M2.5's in all 25 architecture keys (the HF snapshot in
     # hlky/dinoml_v2@6b8c0acb agents/plans/transformers/minimax_m2/, read 2026-11-28)
     "minimax m2.1": "minimax-m2.5",
+    # Gemma 4: the -it checkpoints keep the base models' text_config (hlky/dinoml_v2@6b8c0acb
+    # gemma4/_sources, compared 2026-11-28); the NVFP4 and QAT checkpoints quantize it
+    "gemma 4 26b a4b": "gemma-4-26b-a4b",
+    "gemma4 26b a4b": "gemma-4-26b-a4b",
+    "gemma 4 31b": "gemma-4-31b",
+    "gemma4 31b": "gemma-4-31b",
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
@@ -232,14 +238,6 @@ UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
         "DeepSeek sparse attention (model_type deepseek_v32, glm_moe_dsa): an indexer "
         "(`index_topk` 2048, `index_n_heads`, `index_head_dim`) picks the cached tokens each "
         "query attends to, where the engine's attention rules read every cached token",
-    ),
-    (
-        # google--gemma-4-26B-A4B, nvidia--Gemma-4-31B-IT-NVFP4
-        r"\bgemma ?4\b",
-        "Gemma 4 (model_type gemma4_text): config.json gives its full-attention layers their "
-        "own `global_head_dim` (512) and `num_global_key_value_heads` next to the sliding "
-        "layers' `head_dim` (256) and `num_key_value_heads`, with `attention_k_eq_v`; the "
-        "engine holds one attention shape for every layer",
     ),
     (
         # meta-llama--Llama-4-Scout-17B-16E-Instruct
@@ -1084,6 +1082,11 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         raise NotModeled(
             f"{model.display_name}'s linear-attention (Gated DeltaNet) layers have no rule in "
             "the training engine"
+        )
+    if model.full_attention is not None:
+        raise NotModeled(
+            f"{model.display_name}'s full-attention layers have an attention shape of their "
+            "own, which the training engine (one layer shape) does not model"
         )
     workload = TrainWorkload(
         model=model,

@@ -95,6 +95,12 @@ def _trainable_model(workload: Mapping[str, object]) -> ModelShape:
             message=f"{model.display_name} has {model.linear_layers} linear-attention (Gated "
             "DeltaNet) layers, which the training engine does not model; serving does",
         )
+    if model.full_attention is not None:
+        raise EngineInputError(
+            field="workload.model",
+            message=f"{model.display_name}'s full-attention layers have an attention shape of "
+            "their own, which the training engine (one layer shape) does not model; serving does",
+        )
     return model
 
 

@@ -43,6 +43,22 @@ class AttentionShape:
     # Gated attention (Qwen3-Next, Qwen3.5: config.json `attn_output_gate`): q_proj also
     # emits a sigmoid gate as wide as the heads' output, so it is twice as wide.
     output_gate: bool = False
+    # Keys double as values (Gemma 4's full-attention layers, config.json `attention_k_eq_v`):
+    # there is no v_proj; the cache still keeps the values, normalised apart from the keys.
+    shared_kv_projection: bool = False
+
+    @property
+    def cache_width(self) -> int:
+        """Elements one token adds to this layer's cache (GQA: keys and values of every KV
+        head; MLA: the latent and the shared rope key)."""
+        if self.kind == "mla":
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return 2 * self.num_kv_heads * self.head_dim
+
+    @property
+    def score_width(self) -> int:
+        """Query heads × head width: what QKᵀ and score·V cost per query–key pair scales by."""
+        return self.num_heads * self.head_dim
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,6 +113,9 @@ class ModelShape:
     # (`linear_attention`) and keep no KV cache; the rest are full or sliding attention.
     linear_layers: int = 0
     linear_attention: LinearAttentionShape | None = None
+    # Full-attention layers with an attention of their own (Gemma 4: `global_head_dim`,
+    # `num_global_key_value_heads`, `attention_k_eq_v`); None: they have `attention` too.
+    full_attention: AttentionShape | None = None
     # The longest context the model was configured for (config.json max_position_embeddings);
     # None when the config does not say.
     trained_context: int | None = None
@@ -118,19 +137,45 @@ class ModelShape:
         """Layers that attend to the whole context (neither sliding nor linear)."""
         return self.num_layers - self.sliding_layers - self.linear_layers
 
+    @property
+    def full_cache_ratio(self) -> float:
+        """A full-attention layer's cache per token over `attention`'s (1 unless the full
+        layers have their own attention: Gemma 4 31B's 2 × 4 × 512 against 2 × 16 × 256)."""
+        if self.full_attention is None:
+            return 1.0
+        return self.full_attention.cache_width / self.attention.cache_width
+
+    @property
+    def full_score_ratio(self) -> float:
+        """A full-attention layer's attention FLOPs per query–key pair over `attention`'s."""
+        if self.full_attention is None:
+            return 1.0
+        return self.full_attention.score_width / self.attention.score_width
+
     def attended_positions(self, context: float) -> float:
-        """Mean over layers of the cached positions one query attends to (and one sequence
-        keeps in the cache) at `context` tokens: all of them in a full-attention layer, at
-        most `sliding_window` in a sliding one, none in a linear-attention layer (its state
-        is counted apart: `recurrent_state_bytes`)."""
+        """Mean over layers of the cached positions one sequence keeps (and one query reads)
+        at `context` tokens, in units of an `attention` layer's cache width: all of them in a
+        full-attention layer (× `full_cache_ratio`), at most `sliding_window` in a sliding
+        one, none in a linear-attention layer (its state is counted apart:
+        `recurrent_state_bytes`)."""
+        return self._mean_positions(context, self.full_cache_ratio)
+
+    def score_positions(self, context: float) -> float:
+        """`attended_positions` weighted by attention FLOPs per position instead of cache
+        bytes (× `full_score_ratio` in a full-attention layer)."""
+        return self._mean_positions(context, self.full_score_ratio)
+
+    def _mean_positions(self, context: float, full_weight: float) -> float:
         sliding = min(float(context), float(self.sliding_window)) if self.sliding_layers else 0.0
-        return (self.full_layers * float(context) + self.sliding_layers * sliding) / self.num_layers
+        full = self.full_layers * full_weight * float(context)
+        return (full + self.sliding_layers * sliding) / self.num_layers
 
     def attended_pairs(self, depth: int, tokens: int) -> float:
         """Mean over layers of the query–key pairs of `tokens` causal queries appended after
         `depth` cached tokens: Σ over positions p = depth+1 … depth+tokens of the keys p sees
-        (p, or at most `sliding_window` in a sliding layer, none in a linear one)."""
-        full_pairs = tokens * depth + tokens * (tokens + 1) / 2
+        (p, or at most `sliding_window` in a sliding layer, none in a linear one), in units
+        of an `attention` layer's FLOPs per pair (a full layer's × `full_score_ratio`)."""
+        full_pairs = self.full_score_ratio * (tokens * depth + tokens * (tokens + 1) / 2)
         sliding_pairs = 0.0
         if self.sliding_layers:
             window = self.sliding_window
@@ -212,6 +257,26 @@ def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> Atten
     )
 
 
+def _full_attention(
+    config: Mapping[str, object], attention: AttentionShape, *, path: str
+) -> AttentionShape | None:
+    """The full-attention layers' own attention where config.json gives one (Gemma 4,
+    transformers' Gemma4TextAttention): `global_head_dim` wide heads, and with
+    `attention_k_eq_v` keys that double as values over `num_global_key_value_heads` KV
+    heads (`num_key_value_heads` without it)."""
+    if config.get("global_head_dim") is None:
+        return None
+    shared = bool(config.get("attention_k_eq_v"))
+    kv_key = "num_global_key_value_heads" if shared else "num_key_value_heads"
+    return AttentionShape(
+        kind="gqa",
+        num_heads=attention.num_heads,
+        num_kv_heads=_opt_int(config, kv_key, attention.num_kv_heads, path=path, minimum=1),
+        head_dim=_int(config, "global_head_dim", path=path),
+        shared_kv_projection=shared,
+    )
+
+
 def _routed_experts(config: Mapping[str, object], *, path: str) -> int:
     for key in ROUTED_EXPERT_KEYS:
         if config.get(key):
@@ -247,7 +312,9 @@ UNSUPPORTED_KEYS: dict[str, str] = {
     "GLM-5)",
     "compress_ratios": "compressed attention layers (DeepSeek V4)",
     "attention_chunk_size": "attention confined to fixed chunks of the context (Llama 4)",
-    "global_head_dim": "full-attention layers with their own head width (Gemma 4)",
+    "hidden_size_per_layer_input": "per-layer input embeddings (Gemma 4 E2B, E4B)",
+    "num_kv_shared_layers": "layers that reuse an earlier layer's KV cache (Gemma 4 E2B, E4B)",
+    "use_double_wide_mlp": "MLPs twice as wide in the KV-sharing layers (Gemma 4 E2B, E4B)",
 }
 
 
@@ -371,17 +438,22 @@ def parse_model_config(
     if experts and config.get("shared_expert_intermediate_size"):  # Qwen2-MoE style
         shared_width = _int(config, "shared_expert_intermediate_size", path=path)
         shared_count = max(shared_count, 1)
+    if experts and config.get("enable_moe_block"):  # Gemma 4: a dense MLP beside the experts
+        shared_width = _int(config, "intermediate_size", path=path)
+        shared_count = 1
+    per_token_key = "top_k_experts" if config.get("top_k_experts") else "num_experts_per_tok"
+    attention = _attention(config, hidden, path=path)
     card = config.get("_card_params_b")
     return ModelShape(
         slug=slug,
         display_name=str(config.get("_display_name") or slug),
         hidden_size=hidden,
         num_layers=num_layers,
-        attention=_attention(config, hidden, path=path),
+        attention=attention,
         dense_intermediate_size=dense_width,
         first_dense_layers=dense_first,
         num_experts=experts,
-        experts_per_token=_int(config, "num_experts_per_tok", path=path) if experts else 0,
+        experts_per_token=_int(config, per_token_key, path=path) if experts else 0,
         expert_intermediate_size=expert_width,
         shared_expert_count=shared_count,
         shared_expert_intermediate_size=shared_width,
@@ -393,5 +465,6 @@ def parse_model_config(
         sliding_layers=_sliding_layers(config, num_layers, path=path),
         linear_layers=_linear_layers(config, num_layers, path=path),
         linear_attention=_linear_attention(config, path=path),
+        full_attention=_full_attention(config, attention, path=path),
         trained_context=_opt_int(config, "max_position_embeddings", 0, path=path) or None,
     )

@@ -73,7 +73,12 @@ def attention_params(att: AttentionShape, hidden: int) -> int:
         return q + kv_down + kv_up + att.num_heads * att.v_head_dim * hidden
     q_width = att.num_heads * att.head_dim
     q_out = 2 * q_width if att.output_gate else q_width  # gated attention: query and gate
-    return hidden * q_out + 2 * hidden * att.num_kv_heads * att.head_dim + q_width * hidden
+    kv_projections = 1 if att.shared_kv_projection else 2  # keys as values: no v_proj
+    return (
+        hidden * q_out
+        + kv_projections * hidden * att.num_kv_heads * att.head_dim
+        + (q_width * hidden)
+    )
 
 
 def linear_attention_params(lin: LinearAttentionShape, hidden: int) -> int:
@@ -91,10 +96,14 @@ def linear_attention_params(lin: LinearAttentionShape, hidden: int) -> int:
 
 def model_attention_params(model: ModelShape) -> int:
     """Attention parameters summed over the layers: softmax-attention layers at
-    `attention_params`, Gated DeltaNet layers at `linear_attention_params`."""
+    `attention_params` (full-attention layers of their own shape at theirs), Gated DeltaNet
+    layers at `linear_attention_params`."""
     softmax = (model.num_layers - model.linear_layers) * attention_params(
         model.attention, model.hidden_size
     )
+    if model.full_attention is not None:
+        own = attention_params(model.full_attention, model.hidden_size)
+        softmax += model.full_layers * (own - attention_params(model.attention, model.hidden_size))
     if model.linear_attention is None:
         return softmax
     return softmax + model.linear_layers * linear_attention_params(

@@ -158,12 +158,13 @@ def kv_cache(x: ShareStep) -> Cost:
     if x.share.location != inputs.placement.kv_location:
         return ZERO
     positions = inputs.model.attended_positions(inputs.context) * inputs.batch
+    scored = inputs.model.score_positions(inputs.context) * inputs.batch
     per_position = decode_attention_flops_per_position(inputs.model.attention)
     return Cost(
         kv_bytes=inputs.kv_bytes_per_token * positions,
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
         # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
-        cache_flops=float(per_position * inputs.placement.parts.num_layers * positions),
+        cache_flops=float(per_position * inputs.placement.parts.num_layers * scored),
     )
 
 

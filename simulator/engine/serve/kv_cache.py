@@ -26,13 +26,13 @@ DEFAULT_KV_CACHE_TYPE = "f16"
 
 
 def kv_elements_per_token_per_layer(attention: AttentionShape) -> int:
-    if attention.kind == "mla":
-        return attention.kv_lora_rank + attention.qk_rope_head_dim
-    return 2 * attention.num_kv_heads * attention.head_dim
+    return attention.cache_width
 
 
 def kv_bytes_per_token(model: ModelShape, cache_type: str = DEFAULT_KV_CACHE_TYPE) -> float:
-    """Bytes one token adds to the cache across all layers."""
+    """Bytes one token adds to the cache across all layers, each at `model.attention`'s cache
+    width; a sequence's cache is this × `model.attended_positions(context)`, which weighs
+    sliding, linear and full-attention layers of another width (Gemma 4) as they keep."""
     if cache_type not in KV_CACHE_BYTES_PER_ELEMENT:
         known = ", ".join(KV_CACHE_BYTES_PER_ELEMENT)
         raise EngineInputError(
@@ -60,12 +60,15 @@ def max_context(
         return 0
     per_sequence = free_bytes / (bytes_per_token * sequences)  # in mean positions per layer
     tokens = float(per_sequence)
-    if model is not None and (model.sliding_layers or model.linear_layers):
-        growing = model.full_layers + model.sliding_layers  # layers whose cache grows
+    if model is not None and (
+        model.sliding_layers or model.linear_layers or model.full_attention is not None
+    ):
+        # layers whose cache grows, a full layer weighted by its cache width
+        full = model.full_layers * model.full_cache_ratio
+        growing = full + model.sliding_layers
         tokens = math.inf if growing == 0 else per_sequence * model.num_layers / growing
         if model.sliding_layers and tokens > model.sliding_window:
             slid = model.sliding_layers * model.sliding_window
-            full = model.full_layers
             tokens = math.inf if full == 0 else (per_sequence * model.num_layers - slid) / full
     if model is not None and model.trained_context is not None:
         tokens = min(tokens, float(model.trained_context))

@@ -174,7 +174,7 @@ PLAIN = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
         ("index_topk", 2048),
         ("compress_ratios", [0, 4, 128, 4]),
         ("attention_chunk_size", 8192),
-        ("global_head_dim", 512),
+        ("hidden_size_per_layer_input", 256),
     ],
 )
 def test_a_config_with_layers_the_engine_cannot_model_is_refused_naming_the_key(

@@ -47,8 +47,6 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
         ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
         ("DeepSeek-V3.2", "deepseek_v32"),
         ("GLM-5.1", "glm_moe_dsa"),
-        ("Gemma 4 31B it", "global_head_dim"),
-        ("Gemma4-26B-A4B (MoE)", "num_global_key_value_heads"),
         ("Llama 4 Scout 17B-16E Instruct", "attention_chunk_size"),
         ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
         ("IBM Granite 4.0-H Small (hybrid Mamba MoE)", "mamba_d_state"),
