@@ -11,6 +11,11 @@ launch price is dated by the launch date its page gives: it is old, and the rank
 as stale.
 `quote` is the page's own words the figure was taken from.
 
+A second search on 2026-11-28 (the same tool, "pages" corpus) added prices for parts that
+had none or only an estimate; "read" dates of those rows are 2026-11-28. Hugging Face's
+hardware pages print an MSRP rounded to a hundred dollars ("$8.5k", recorded as 8500; the
+quote keeps the page's text).
+
 Parts the search found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -21,6 +26,7 @@ published price, have none and show as unpriced.
 from dataclasses import dataclass
 
 READ_ON = "2026-11-26"
+READ_ON_28 = "2026-11-28"  # the second search, for parts with no published price yet
 PAGE = "page"
 READ = "read"
 
@@ -139,6 +145,97 @@ PRICE_OBSERVATIONS = [
         source_url="https://chipversus.com/compare/epyc-9124-vs-xeon-gold-6312u",
         observed_on=READ_ON, dated=READ,
         quote="| Price | ✅ More affordable ($1,083) | ⚠️ Higher cost ($1,645) |",
+    ),
+    SourcedPrice(
+        part_pk=110, amount="2800", currency="USD", condition="used",
+        vendor="SpecPicks (used price in a 2026 buying guide)", region="US",
+        source_url="https://specpicks.com/reviews/best-gpu-llama-70b-rtx-3060-stack-vs-workstation-2",
+        observed_on=READ_ON_28, dated=READ,
+        quote="A single used RTX A6000 48 GB at $2,800 wins on simplicity and quality",
+    ),
+    SourcedPrice(
+        part_pk=113, amount="5500", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        source_url="https://huggingface.co/hardware/a40",
+        observed_on=READ_ON_28, dated=READ, quote="MSRP $5.5k Released 2020",
+    ),
+    SourcedPrice(
+        part_pk=114, amount="8500", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        source_url="https://huggingface.co/hardware/l40s",
+        observed_on=READ_ON_28, dated=READ, quote="MSRP $8.5k Released 2023",
+    ),
+    SourcedPrice(
+        part_pk=119, amount="999", currency="USD", condition="new",
+        vendor="NVIDIA launch price (XDA Developers)", region="US",
+        source_url="https://www.xda-developers.com/needed-rtx-5080-upgrade-3080/",
+        observed_on="2024-12-24", dated=PAGE, quote="The RTX 4080 Super launched at $999",
+    ),
+    SourcedPrice(
+        part_pk=120, amount="800", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        source_url="https://huggingface.co/hardware/rtx-4070-ti-super",
+        observed_on=READ_ON_28, dated=READ, quote="MSRP $800 Released 2024",
+    ),
+    SourcedPrice(
+        part_pk=122, amount="749", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Redactle Unlimited)", region="US",
+        source_url="https://redactleunlimited.com/xbox/the-4-best-gpus-of-2025-revealed-why-nvidias-",
+        observed_on=READ_ON_28, dated=READ, quote="the Nvidia RTX 5070 Ti commanded a $749 MSRP",
+    ),
+    *(
+        SourcedPrice(
+            part_pk=pk, amount=amount, currency="USD", condition="new",
+            vendor="AMD launch price (MyBroadband)", region="US",
+            source_url="https://mybroadband.co.za/news/hardware/"
+            "467523-amd-unveils-powerful-new-radeon-rx-7900-graphics-cards.html",
+            observed_on="2022-11-04", dated=PAGE,
+            quote="In the US, the RX 7900 XTX will come with a single exit price (SEP) of $999, "
+            "while the RX 7900 XT will start at $899.",
+        )
+        for pk, amount in ((124, "999"), (125, "899"))
+    ),
+    # --- Systems --------------------------------------------------------------------
+    SourcedPrice(
+        part_pk=801, amount="2400", currency="USD", condition="new",
+        vendor="Sandhills CTO (price cited in an article)", region="US",
+        source_url="https://sandhillscto.com/insights/apple-silicon-local-ai",
+        observed_on=READ_ON_28, dated=READ,
+        quote="A Mac Mini M4 Pro with 64GB gives the GPU access to the full 64GB. ... runs "
+        "fine on a $2,400 Mac Mini.",
+    ),
+    SourcedPrice(
+        part_pk=802, amount="4674", currency="EUR", condition="new",
+        vendor="Apple Italy price (DDay.it review)", region="EU",
+        source_url="https://global.dday.it/2025/03/11/407/mac-studio-m3-ultra-review-the-perfect-wor",
+        observed_on="2025-03-11", dated=PAGE,
+        quote="The Mac Studio M4 Max with 16-core CPU, 40-core GPU, 16-core Neural Engine, 128GB "
+        "of unified memory, and 1TB SSD indeed costs 4,674 euros",
+    ),
+    SourcedPrice(
+        part_pk=805, amount="3999", currency="USD", condition="new",
+        vendor="NVIDIA launch price (Benzinga)", region="US",
+        source_url="https://www.benzinga.com/markets/tech/25/10/48267874/nine-years-after-"
+        "delivering-1st-dgx-nvidias-jensen-huang-hand-delivers-new-dgx-spark-to-elon-musk",
+        observed_on="2025-10-17", dated=PAGE,
+        quote="The DGX Spark, priced at $3,999, delivers up to one petaflop of AI performance",
+    ),
+    SourcedPrice(
+        part_pk=805, amount="4699", currency="USD", condition="new",
+        vendor="NVIDIA list price after the 2026 increase (Compute Market)", region="US",
+        source_url="https://www.compute-market.com/blog/dgx-spark-vs-strix-halo-local-ai-2026",
+        observed_on=READ_ON_28, dated=READ,
+        quote="At the same time, NVIDIA quietly raised the DGX Spark to $4,699, blaming the 2026 "
+        "LPDDR5X/NAND shortage.",
+    ),
+    SourcedPrice(
+        part_pk=806, amount="2459", currency="USD", condition="new",
+        vendor="Framework list price after its January 2026 increase (Zento Info)",
+        region="US",
+        source_url="https://www.zentoinfo.online/2026/01/frameworks-price-hike-ai-driven-dram.html",
+        observed_on=READ_ON_28, dated=READ,
+        quote="the 128GB model was hit with the full force of the market volatility, jumping from "
+        "an estimated $1,999 to $2,459",
     ),
     # --- NVMe drives ----------------------------------------------------------------
     SourcedPrice(

@@ -12,7 +12,7 @@ from tests.frontend.conftest import GLM, ranking_compute
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768,
          "placement": "auto"}  # fmt: skip
 # A GPU whose only price in the shipped catalog is the planner's estimate.
-ESTIMATED_GPU = "A40"
+ESTIMATED_GPU = "A100 40G"
 ESTIMATED_TAG = '<span class="tag estimated"'
 pytestmark = pytest.mark.usefixtures("catalog")
 
