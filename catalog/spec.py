@@ -38,6 +38,10 @@ REQUIRED_KINDS = (
 )
 
 
+# The makers the engine assumes when a hardware section names none (engine io/hardware.py).
+GPU_MAKER, SYSTEM_MAKER = "NVIDIA", "Apple"
+
+
 class GpuHardware(TypedDict):
     name: str
     vram_gb: int
@@ -46,6 +50,7 @@ class GpuHardware(TypedDict):
     fp4: bool
     mem_gbps: float
     fp16_tflops: NotRequired[float]
+    maker: NotRequired[str]  # the engine's default: NVIDIA (its runtime: serve/runtimes.py)
 
 
 class CpuHardware(TypedDict):
@@ -74,6 +79,7 @@ class UnifiedHardware(TypedDict):
     mem_gb: int
     mem_gbps: float
     tflops: float
+    maker: NotRequired[str]  # the engine's default: Apple
 
 
 class SystemHardwareDict(TypedDict):
@@ -243,6 +249,8 @@ class BuildSpec:
         }
         if self.gpu.fp16_tflops is not None:
             gpu["fp16_tflops"] = self.gpu.fp16_tflops
+        if self.gpu.manufacturer != GPU_MAKER:  # only then, so NVIDIA builds keep their key
+            gpu["maker"] = self.gpu.manufacturer
         hardware: HardwareDict = {
             "gpu": gpu,
             "gpu_count": self.gpu_count,
@@ -264,6 +272,8 @@ class BuildSpec:
             "mem_gbps": system.mem_bandwidth_gbps,
             "tflops": system.gpu_tflops,
         }
+        if system.manufacturer != SYSTEM_MAKER:
+            unified["maker"] = system.manufacturer
         return {"unified": unified, "ram_gb": system.memory_gb}
 
 

@@ -29,9 +29,11 @@ GPUS = [
     device_part(121, Gpu, "rtx-5060-ti-16gb"),
     device_part(122, Gpu, "rtx-5070-ti"),
     device_part(123, Gpu, "rtx-pro-6000-blackwell-max-q"),
+    device_part(124, Gpu, "radeon-rx-7900-xtx"),
+    device_part(125, Gpu, "radeon-rx-7900-xt"),
 ]
 
-# (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-123 have no row
+# (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-125 have no row
 # here: their only prices are the published ones in price_observations.py, and those the
 # search found no price for stay unpriced.
 GPU_PRICES = [

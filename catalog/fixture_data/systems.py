@@ -1,5 +1,5 @@
-"""Whole systems (Apple silicon): one part is the whole build; each a record of the engine's
-device table (figures and sources there).
+"""Whole systems (Apple silicon, NVIDIA's DGX Spark, AMD's Strix Halo): one part is the whole
+build; each a record of the engine's device table (figures and sources there).
 
 Unified memory bandwidth is Apple's figure. Apple publishes no GPU FLOPS; `gpu_tflops` is
 derived as GPU cores x 128 FP32 lanes x 2 (FMA) x GPU clock, with the clock measured by
@@ -54,6 +54,9 @@ SYSTEMS = [
     _with_power(device_part(802, System, "mac-studio-m4-max-128gb")),
     _with_power(device_part(803, System, "mac-studio-m3-ultra-96gb")),
     _with_power(device_part(804, System, "mac-studio-m3-ultra-512gb")),
+    # Integrated machines of other makers (prices in price_observations.py)
+    _with_power(device_part(805, System, "nvidia-dgx-spark-founders-edition")),
+    _with_power(device_part(806, System, "framework-desktop-ryzen-ai-max-plus-395-128gb")),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on)

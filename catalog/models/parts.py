@@ -325,8 +325,8 @@ class Case(Part):
 
 
 class System(Part):
-    """A whole machine sold as one (Apple silicon): CPU, GPU and unified memory in one chip,
-    so it is a build by itself."""
+    """A whole machine sold as one (Apple silicon, DGX Spark, Strix Halo): CPU, GPU and unified
+    memory in one package, so it is a build by itself."""
 
     part_kind = PartKind.SYSTEM
 

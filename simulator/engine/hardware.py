@@ -59,6 +59,8 @@ class GpuSpec:
     mem_gbps: float | None = None
     fp16_tflops: float | None = None
     fp8_tflops: float | None = None
+    # Who makes it: the runtime a build of it serves with by default (serve/runtimes.py)
+    maker: str = "NVIDIA"
 
     def tensor_tflops(self, path: str) -> float:
         """The dense tensor peak of a kernel path. FP16 with FP16 accumulate falls back to the
@@ -96,6 +98,7 @@ class UnifiedSpec:
     mem_gib: float
     mem_gbps: float
     tflops: float
+    maker: str = "Apple"  # Apple, NVIDIA (DGX Spark's GB10) or AMD (Strix Halo)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +139,7 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         mem_gbps=float(device.mem_bandwidth_gbps),
         fp16_tflops=None if device.fp16_tflops is None else float(device.fp16_tflops),
         fp8_tflops=None if device.fp8_tflops is None else float(device.fp8_tflops),
+        maker=device.manufacturer,
     )
 
 

@@ -6,6 +6,8 @@
 # 1.3: routed experts' prefill GEMMs below the dense efficiency with few rows per expert (m½).
 # 1.4: Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5/3.6): a fixed recurrent
 # state per sequence instead of a KV cache, the delta rule's FLOPs, gated attention's q_proj.
-ENGINE_VERSION = "1.4.0"
+# 1.5: Gemma 4's full-attention layers of their own shape; SGLang's offline batching; a machine
+# serves with its maker's llama.cpp backend unless the request names a runtime (AMD: ROCm).
+ENGINE_VERSION = "1.5.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -56,6 +56,7 @@ class PartFactory(DjangoModelFactory[PartT]):
 
 class GpuFactory(PartFactory[Gpu]):
     kind = "gpu"
+    manufacturer = "NVIDIA"  # the maker whose llama.cpp backend the engine assumes
     name = Sequence(lambda n: f"GPU {n}")
     vram_gb = 24
     bf16_tflops = 165.0
@@ -165,6 +166,7 @@ class CaseFactory(PartFactory[Case]):
 
 class SystemFactory(PartFactory[System]):
     kind = "system"
+    manufacturer = "Apple"
     name = Sequence(lambda n: f"Mac {n}")
     chip = "M4 Max 16-core CPU, 40-core GPU"
     cpu_cores = 16

@@ -144,3 +144,13 @@ def test_a_whole_system_has_no_training_hardware() -> None:
     spec = BuildSpec(system=SystemFactory.build(), system_count=1)
     with pytest.raises(ValueError, match="without a GPU"):
         spec.hardware()
+
+
+def test_an_amd_card_and_a_strix_halo_system_name_their_maker_for_the_engine() -> None:
+    """The engine serves a GPU or system with its maker's llama.cpp backend; NVIDIA's GPUs and
+    Apple's systems are its default, so only other makers are named (keys stay as they were)."""
+    amd = make_spec(gpu=GpuFactory.build(name="Radeon RX 7900 XTX", manufacturer="AMD"))
+    assert amd.hardware()["gpu"]["maker"] == "AMD"
+    assert "maker" not in make_spec(gpu=GpuFactory.build()).hardware()["gpu"]
+    strix = BuildSpec.system_hardware(SystemFactory.build(manufacturer="AMD"))
+    assert strix["unified"]["maker"] == "AMD"

@@ -42,10 +42,12 @@ HARDWARE_FIELDS = frozenset(
     }
 )
 GPU_FIELDS = frozenset(
-    {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops", "fp8_tflops"}
-)
+    {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops", "fp8_tflops",
+     "maker"}
+)  # fmt: skip
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
-UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops"})
+UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops", "maker"})
+DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER = "NVIDIA", "Apple"
 # What a figure may be (inclusive), in its request unit: physical devices sit far inside
 # these, and the engine's arithmetic stays finite at both ends.
 FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
@@ -118,7 +120,15 @@ def _cpu_table(device: Cpu) -> dict[str, object]:
 
 def _system_table(device: System) -> dict[str, object]:
     return {"name": device.name, "mem_gb": device.memory_gb,
-            "mem_gbps": device.mem_bandwidth_gbps, "tflops": device.gpu_tflops}  # fmt: skip
+            "mem_gbps": device.mem_bandwidth_gbps, "tflops": device.gpu_tflops,
+            "maker": device.manufacturer}  # fmt: skip
+
+
+def _maker(figures: Mapping[str, object], path: str, default: str) -> str:
+    maker = figures.get("maker", default)
+    if not isinstance(maker, str) or not maker.strip():
+        raise EngineInputError(field=f"{path}.maker", message="must be a non-empty string")
+    return maker
 
 
 def _figure(section: Mapping[str, object], name: str, default: float | None = None) -> float:
@@ -149,6 +159,7 @@ def parse_gpu(value: object) -> GpuSpec:
         mem_gbps=None if mem_gbps is None else _figure(figures, "gpu.mem_gbps"),
         fp16_tflops=None if fp16 is None else _figure(figures, "gpu.fp16_tflops"),
         fp8_tflops=None if fp8 is None else _figure(figures, "gpu.fp8_tflops"),
+        maker=_maker(figures, path, DEFAULT_GPU_MAKER),
     )
 
 
@@ -181,6 +192,7 @@ def parse_unified(value: object) -> UnifiedSpec:
         mem_gib=_figure(figures, "unified.mem_gb"),
         mem_gbps=_figure(figures, "unified.mem_gbps"),
         tflops=_figure(figures, "unified.tflops"),
+        maker=_maker(figures, path, DEFAULT_SYSTEM_MAKER),
     )
 
 
@@ -197,6 +209,13 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
     if kind == TRAIN and hardware.get("gpu") is None:
         raise EngineInputError(field="hardware.gpu", message="must be a name or an object")
     gpu: GpuSpec | None = _optional(hardware, "gpu", parse_gpu)
+    if kind == TRAIN and gpu is not None and gpu.maker != DEFAULT_GPU_MAKER:
+        # The training constants are PyTorch's on CUDA, fitted on NVIDIA runs only.
+        raise EngineInputError(
+            field="hardware.gpu",
+            message=f"the training engine's constants are fitted on NVIDIA GPUs (PyTorch on "
+            f"CUDA); no published fine-tuning run on a {gpu.maker} GPU could be modeled yet",
+        )
     if kind == INFER and gpu is not None and gpu.mem_gbps is None:
         raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
     ram = _figure(hardware, "ram_gb", HARDWARE_DEFAULTS[kind]["ram_gb"])
@@ -232,6 +251,7 @@ def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
         # only when known, so requests without it keep their input hash
         **({} if gpu.fp16_tflops is None else {"fp16_tflops": float(gpu.fp16_tflops)}),
         **({} if gpu.fp8_tflops is None else {"fp8_tflops": float(gpu.fp8_tflops)}),
+        **({} if gpu.maker == DEFAULT_GPU_MAKER else {"maker": gpu.maker}),
     }
 
 
@@ -242,8 +262,10 @@ def _cpu_to_json(cpu: CpuSpec) -> dict[str, Any]:
 
 
 def _unified_to_json(unified: UnifiedSpec) -> dict[str, Any]:
+    maker = {} if unified.maker == DEFAULT_SYSTEM_MAKER else {"maker": unified.maker}
     return {"name": unified.name, "mem_gb": float(unified.mem_gib),
-            "mem_gbps": float(unified.mem_gbps), "tflops": float(unified.tflops)}  # fmt: skip
+            "mem_gbps": float(unified.mem_gbps), "tflops": float(unified.tflops),
+            **maker}  # fmt: skip
 
 
 def hardware_to_json(hw: Hardware, *, kind: str) -> dict[str, Any]:

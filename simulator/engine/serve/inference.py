@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from simulator.engine.calibration.efficiency import (
-    DEFAULT_RUNTIME,
     PIPELINING_RUNTIMES,
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
     Efficiency,
@@ -45,6 +44,7 @@ from simulator.engine.serve.prefill import (
     prefill_time,
     prefill_work,
 )
+from simulator.engine.serve.runtimes import default_runtime
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.units import GIB
 from simulator.engine.workload import InferenceRequest
@@ -91,6 +91,7 @@ def devices_for(
     `runtime` takes for `weights` (a weight type name); `EngineInputError` naming a missing
     part."""
     table = load_efficiency() if efficiency is None else efficiency
+    runtime = runtime or default_runtime(hardware)
     if tensor_parallel > 1:
         _check_tensor_parallel(hardware, placement, tensor_parallel)
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
@@ -251,7 +252,7 @@ def _pipeline_factor(request: InferenceRequest, placement: str) -> float:
     """llama.cpp's layer split pipelines a prompt's micro-batches over the GPUs (prefill.py,
     layer_split_pipeline_factor); other runtimes and tensor parallelism do not."""
     w, gpus = request.workload, request.hardware.gpu_count
-    runtime = w.runtime or DEFAULT_RUNTIME[GPU]
+    runtime = w.runtime or default_runtime(request.hardware)
     if placement != GPU or w.tensor_parallel > 1 or runtime not in PIPELINING_RUNTIMES:
         return 1.0
     return layer_split_pipeline_factor(w.prompt_tokens, w.ubatch, gpus)
