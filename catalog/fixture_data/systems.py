@@ -55,8 +55,8 @@ SYSTEMS = [
     _with_power(device_part(803, System, "mac-studio-m3-ultra-96gb")),
     _with_power(device_part(804, System, "mac-studio-m3-ultra-512gb")),
     # Integrated machines of other makers (prices in price_observations.py)
-    _with_power(device_part(805, System, "nvidia-dgx-spark-founders-edition")),
-    _with_power(device_part(806, System, "framework-desktop-ryzen-ai-max-plus-395-128gb")),
+    _with_power(device_part(805, System, "nvidia-dgx-spark-founders-edition-128gb")),
+    _with_power(device_part(806, System, "framework-desktop-ryzen-ai-max-395-128gb")),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on)

@@ -108,16 +108,29 @@ def test_rows_rank_by_dollars_per_decode_speed_in_each_builds_fastest_placement(
 
 @pytest.mark.django_db
 def test_a_mac_serves_in_unified_memory(catalog: None) -> None:
-    # This Mac's only price in the catalog is the planner's record of the configurator
-    # price (an estimate): ranked when estimates are asked for.
-    options = {"budget_usd": 4000, "gpu_count_max": 1, "include_estimates": True}
+    # The Mac mini's newest price is a published one ($2,400): ranked by default.
+    options = {"budget_usd": 4000, "gpu_count_max": 1}
     rows = _rows({"workload": FLASH, "ranking": options})
 
-    mac = next(row for row in rows if row["name"] == "Mac Studio M4 Max 128GB")
+    mac = next(row for row in rows if row["name"] == "Mac mini M4 Pro 64GB")
     assert (mac["placement"], mac["gpu_count"], mac["system_name"]) == (
-        "unified", 0, "Mac Studio M4 Max 128GB",
+        "unified", 0, "Mac mini M4 Pro 64GB",
     )  # fmt: skip
     assert set(mac["placements_tried"]) == {"unified"}
+
+
+@pytest.mark.django_db
+def test_a_dgx_spark_and_a_strix_halo_are_ranked_as_whole_systems_in_unified_memory(
+    catalog: None,
+) -> None:
+    options = {"budget_usd": 6000, "gpu_count_max": 1}
+    rows = {row["name"]: row for row in _rows({"workload": FLASH, "ranking": options})}
+
+    for name in ("NVIDIA DGX Spark Founders Edition 128GB",
+                 "Framework Desktop Ryzen AI Max+ 395 128GB"):  # fmt: skip
+        assert rows[name]["placement"] == "unified"
+        assert rows[name]["system_name"] == name
+        assert rows[name]["decode_tokens_per_s"] > 0
 
 
 @pytest.mark.django_db

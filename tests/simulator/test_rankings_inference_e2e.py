@@ -18,8 +18,8 @@ def test_an_inference_ranking_runs_on_a_worker_and_ranks_by_dollars_per_decode_s
     catalog_committed: None, celery_worker_process: str
 ) -> None:
     client = APIClient()
-    # The Mac Studio's only price is a planner estimate: asked for, its row is ranked.
-    body = {"workload": FLASH, "ranking": {"budget_usd": 5000, "include_estimates": True}}
+    # The Mac mini's newest price is a published $2,400: ranked by default.
+    body = {"workload": FLASH, "ranking": {"budget_usd": 5000}}
 
     response = client.post("/api/simulate", body, format="json")
 
@@ -34,7 +34,7 @@ def test_an_inference_ranking_runs_on_a_worker_and_ranks_by_dollars_per_decode_s
     assert usd_per_speed == sorted(usd_per_speed)
     assert any(row["pareto"] for row in rows)
     placements = {row["name"]: row["placement"] for row in rows}
-    assert placements["Mac Studio M4 Max 128GB"] == "unified"
+    assert placements["Mac mini M4 Pro 64GB"] == "unified"
     assert "gpu" in placements.values()
 
 
