@@ -69,7 +69,7 @@ def required_parts(spec: BuildSpec) -> list[Problem]:
 
 
 def _system_alone(spec: BuildSpec) -> list[Problem]:
-    """A whole system (Apple silicon) is a build by itself: one of it, nothing else."""
+    """A whole system (unified memory) is a build by itself: one of it, nothing else."""
     assert spec.system is not None
     others = [part.name for part, _ in spec.lines() if part.kind != PartKind.SYSTEM]
     problems = []

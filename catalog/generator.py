@@ -143,7 +143,7 @@ class CatalogSnapshot:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A build to rank. A whole system (Apple silicon) has no storage tier."""
+    """A build to rank. A whole system (unified memory) has no storage tier."""
 
     spec: BuildSpec
     total_usd: Decimal | None  # None: a part has no current price (planning only)

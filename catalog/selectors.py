@@ -517,7 +517,7 @@ def candidate_build_list(*, with_unpriced: bool = False, **options: Any) -> list
 
 
 def system_candidate_list(*, with_unpriced: bool = False) -> list[Candidate]:
-    """Every priced whole system (Apple silicon; with `with_unpriced`, every system), each
+    """Every priced whole system (unified memory; with `with_unpriced`, every system), each
     a candidate build by itself."""
     return system_candidates(catalog_snapshot(with_unpriced=with_unpriced))
 

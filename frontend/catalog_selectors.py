@@ -23,7 +23,7 @@ KIND_PLURALS: dict[str, str] = {
     PartKind.GPU: "GPUs", PartKind.CPU: "CPUs", PartKind.MOTHERBOARD: "motherboards",
     PartKind.NVME_DRIVE: "NVMe drives", PartKind.NVME_CARD: "NVMe add-in cards",
     PartKind.RAM_KIT: "RAM kits", PartKind.PSU: "power supplies", PartKind.CASE: "cases",
-    PartKind.SYSTEM: "whole systems (Apple silicon)",
+    PartKind.SYSTEM: "whole systems (unified memory)",
 }  # fmt: skip
 
 

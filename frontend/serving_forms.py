@@ -102,7 +102,7 @@ class ServeSimulationForm(ServeWorkloadForm):
     ram_gb = forms.FloatField(label="System RAM (GB)", required=False)
     unified = forms.ChoiceField(
         label="Whole system (unified memory)", required=False,
-        help_text="Apple silicon: leave the GPU and CPU empty",
+        help_text="Apple silicon, DGX Spark, Strix Halo: leave the GPU and CPU empty",
     )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -12,7 +12,7 @@ class PartKind(models.TextChoices):
     RAM_KIT = "ram_kit", "RAM kit"
     PSU = "psu", "power supply"
     CASE = "case", "case"
-    SYSTEM = "system", "whole system (Apple silicon)"
+    SYSTEM = "system", "whole system (unified memory)"
 
 
 class PcieGen(models.IntegerChoices):
@@ -53,7 +53,7 @@ class PsuFormFactor(models.TextChoices):
 
 class CaseSize(models.TextChoices):
     """How big a build's enclosure is, smallest first, as the case's maker classes it. A
-    whole system (Apple silicon) is its own compact enclosure."""
+    whole system (unified memory) is its own compact enclosure."""
 
     COMPACT = "compact", "compact desktop (whole system)"
     MID_TOWER = "mid_tower", "mid tower"

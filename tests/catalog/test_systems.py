@@ -1,4 +1,4 @@
-"""Whole systems (Apple silicon): a build by themselves, candidates for inference, and the
+"""Whole systems (unified memory): a build by themselves, candidates for inference, and the
 shipped ones with their bandwidth, GPU FLOPS, source and dated price."""
 
 from __future__ import annotations
