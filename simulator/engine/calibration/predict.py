@@ -45,6 +45,14 @@ def _runtime(row: MeasurementRow) -> str:
         return ""
 
 
+def _setup_runtime(setup: Setup) -> str:
+    """The runtime whose constants the setup runs with (llama.cpp named on an Apple system
+    is its Metal backend: setups._backend_on)."""
+    if isinstance(setup, InferSetup):
+        return setup.request.workload.runtime or ""
+    return setup.runtime
+
+
 def _prefill_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
     run = simulate_inference(setup.request, efficiency).prefill
     terms = {
@@ -136,7 +144,7 @@ def predict_row(row: MeasurementRow, efficiency: Efficiency | None = None) -> Pr
         predicted=predicted,
         signed_error=(predicted - row.value) / row.value,
         reason=bound,
-        runtime=_runtime(row),
+        runtime=_setup_runtime(setup) or _runtime(row),
     )
 
 

@@ -874,7 +874,17 @@ def _unified(row: MeasurementRow) -> UnifiedSpec:
         mem_gib=float(mem_gb),
         mem_gbps=float(device.mem_bandwidth_gbps),
         tflops=float(device.gpu_tflops),
+        maker=device.manufacturer,
     )
+
+
+def _backend_on(runtime: str, unified: UnifiedSpec) -> str:
+    """llama.cpp on Apple silicon is its Metal backend: "On MacOS, Metal is enabled by default"
+    (llama.cpp docs/build.md, "Metal Build"), so a row that names only llama.cpp on an Apple
+    system ran Metal; on a GB10 or Strix Halo the name stays (CUDA; Vulkan rows say so)."""
+    if runtime == LLAMA_CPP and unified.maker == "Apple":
+        return LLAMA_CPP_METAL
+    return runtime
 
 
 def _experts_on_cpu(row: MeasurementRow) -> bool:
@@ -935,7 +945,9 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         batch = int(row.workload.get("batch", 1) or 1)
         gen = 0
     if _system_text(row) is not None:
-        hardware, placement = Hardware(unified=_unified(row), ram_gib=0.0), "unified"
+        unified = _unified(row)
+        hardware, placement = Hardware(unified=unified, ram_gib=0.0), "unified"
+        runtime = _backend_on(runtime, unified)
     elif "gpu" not in row.hardware and row.hardware.get("cpu"):
         cpu, ram_gib = _cpu(row, runtime)
         hardware, placement = Hardware(cpu=cpu, ram_gib=ram_gib), "cpu"

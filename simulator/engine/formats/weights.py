@@ -166,12 +166,6 @@ WEIGHT_TYPES: dict[str, WeightType] = {
                 (("IQ4_K", "IQ4_K_R4"), 4.5, "block_iq4_k: 2 + 2 + 4 + 8 + 128 = 144 B per 256"),
                 (("IQ5_K_R4",), 5.5, "block_iq5_k: 176 B per 256"),
                 (("Q6_0", "Q6_0_R4"), 6.5, "block_q6_0: 2 + 8 + 16 = 26 B per 32"),
-                (
-                    ("IQ4_NL_R4",),
-                    4.5,
-                    "block_iq4_nl_r4: 4 × 2 + 64 = 72 B per 128 (the _r4 structs read 2026-11-28 "
-                    "in a verbatim extract of this header)",
-                ),
             )
             for name in names
         ),

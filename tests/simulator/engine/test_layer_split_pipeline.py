@@ -1,6 +1,8 @@
 """llama.cpp's layer split pipelines a prompt's micro-batches over the GPUs (PR #6017): the
 prefill of a long prompt on G GPUs takes (m + G − 1) stage times, not m · G."""
 
+from dataclasses import replace
+
 import pytest
 
 from simulator.engine import SimulationRequest
@@ -11,6 +13,7 @@ from simulator.engine.serve.inference import simulate_inference
 from simulator.engine.serve.prefill import (
     LLAMA_CPP_N_BATCH,
     SCHED_MAX_COPIES,
+    PrefillRun,
     layer_split_pipeline_factor,
 )
 from simulator.engine.serve.workload import InferWorkload
@@ -36,23 +39,17 @@ def test_the_factor_counts_stage_times(tokens: int, ubatch: int, gpus: int, fact
     assert layer_split_pipeline_factor(tokens, ubatch, gpus) == pytest.approx(factor)
 
 
-def _prefill_tokens_per_s(gpus: int, runtime: str | None, tp: int = 1) -> float:
-    w = InferWorkload(
-        model=LLAMA_70B, quant=weight_scheme("Q4_K_M"), placement="gpu", context=2048,
-        prompt_tokens=2048, runtime=runtime, tensor_parallel=tp,
-    )  # fmt: skip
-    hw = Hardware(gpu=GPU, gpu_count=gpus, ram_gib=0.0, link_gbps=25.0)
-    return simulate_inference(SimulationRequest(workload=w, hardware=hw)).prefill.tokens_per_s
-
-
 def test_llama_cpp_prefill_on_two_gpus_runs_at_the_pipelines_pace() -> None:
-    one_pace = _prefill_tokens_per_s(2, "vllm")  # no pipeline: one GPU's pace
-    assert _prefill_tokens_per_s(2, None) > one_pace  # llama.cpp, the default runtime
-    run = simulate_inference(
-        SimulationRequest(
-            workload=InferWorkload(model=LLAMA_70B, quant=weight_scheme("Q4_K_M"),
-                                   placement="gpu", context=2048, prompt_tokens=2048),
-            hardware=Hardware(gpu=GPU, gpu_count=2, ram_gib=0.0, link_gbps=25.0),
-        )
-    )  # fmt: skip
-    assert run.prefill.pipeline_factor == pytest.approx(5 / 8)
+    workload = InferWorkload(model=LLAMA_70B, quant=weight_scheme("Q4_K_M"), placement="gpu",
+                             context=2048, prompt_tokens=2048)  # fmt: skip
+    hardware = Hardware(gpu=GPU, gpu_count=2, ram_gib=0.0, link_gbps=25.0)
+
+    def prefill(runtime: str | None) -> PrefillRun:
+        request = SimulationRequest(workload=replace(workload, runtime=runtime), hardware=hardware)
+        return simulate_inference(request).prefill
+
+    pipelined = prefill(None)  # llama.cpp, NVIDIA's default runtime
+    assert pipelined.pipeline_factor == pytest.approx(5 / 8)
+    one_pace = replace(pipelined, pipeline_factor=1.0)  # the same work, no overlap
+    assert pipelined.tokens_per_s == pytest.approx(one_pace.tokens_per_s * 8 / 5)
+    assert prefill("vllm").pipeline_factor == 1.0  # vLLM does not pipeline a layer split

@@ -189,7 +189,7 @@ def test_llama_cpps_expert_overrides_are_the_hybrid_placement(
 @pytest.mark.parametrize(
     ("name", "bits"),
     [("IQ2_K", 2.375), ("IQ3_K", 3.4375), ("IQ4_K_R4", 4.5), ("IQ5_K_R4", 5.5), ("Q6_0", 6.5),
-     ("Q6_0_R4", 6.5), ("IQ4_NL_R4", 4.5)],
+     ("Q6_0_R4", 6.5)],
 )  # fmt: skip
 def test_ik_llama_cpps_k_quants_read_their_block_sizes(name: str, bits: float) -> None:
     assert weight_scheme(name).bytes_per_weight("experts") * 8 == pytest.approx(bits)
@@ -381,3 +381,17 @@ def test_a_card_named_with_another_tier_is_not_the_base_card(named: str, found: 
     """ "RTX 3080 Ti" holds "RTX 3080" but is another card, with no record of its own."""
     prediction = predict_row(_row(hardware={"gpu": named, "gpu_count": 1}))
     assert ("no datasheet entry" not in (prediction.reason or "")) is found
+
+
+@pytest.mark.parametrize(
+    ("system", "runtime"),
+    [("Apple M2 Ultra 192GB", "llama.cpp-metal"), ("NVIDIA DGX Spark (GB10), 128 GB", "llama.cpp")],
+)
+def test_llama_cpp_named_on_an_apple_system_is_its_metal_backend(system: str, runtime: str) -> None:
+    """llama.cpp's docs/build.md: "On MacOS, Metal is enabled by default"."""
+    row = _row(engine="llama.cpp (llama-bench)", hardware={"system": system},
+               category="inference_apple_silicon")  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.runtime == runtime
+    assert predict_row(row).runtime == runtime
