@@ -122,7 +122,7 @@ SPECS: dict[str, Spec] = {
     "cpu_cores": Spec(label="CPU cores", unit="cores", unit_one="core"),
     "gpu_cores": Spec(label="GPU cores", unit="cores", unit_one="core"),
     "memory_gb": Spec(label="unified memory", unit="GB"),
-    "gpu_tflops": Spec(label="GPU FP32/FP16", unit="TFLOPS"),
+    "gpu_tflops": Spec(label="GPU FP16 peak", unit="TFLOPS"),
     "storage_gb": Spec(label="SSD", unit="GB"),
     "max_power_w": Spec(label="maximum power", unit="W"),
 }

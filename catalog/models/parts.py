@@ -336,7 +336,8 @@ class System(Part):
     memory_gb = models.PositiveIntegerField(help_text="unified memory, GB")
     mem_bandwidth_gbps = models.FloatField(help_text="unified memory bandwidth, GB/s")
     gpu_tflops = models.FloatField(
-        help_text="GPU FP32 TFLOPS (FP16 runs at the same rate on Apple GPUs)"
+        help_text="GPU FP16 TFLOPS the simulation uses: Apple's FP32 rate (FP16 runs at it), "
+        "GB10's dense BF16 tensor rate, the Radeon 8060S's vector FP16 rate"
     )
     storage_gb = models.PositiveIntegerField(help_text="internal SSD, GB")
     max_power_w = models.PositiveIntegerField(
