@@ -322,7 +322,8 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         ),
         (
             not is_tokens_per_s(row.unit),
-            f"the engine predicts speeds; {row.metric!r} in {row.unit} is a capacity limit",
+            f"the engine predicts speeds; {row.metric!r} in {row.unit} is "
+            f"{_what_the_unit_measures(row.unit)}",
         ),
         (
             row.quant.strip().lower() == "not stated",
@@ -416,6 +417,33 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         ),
     )
     return next((reason for applies, reason in rules if applies), None)
+
+
+# What a published figure that is not tokens per second measures, by its unit.
+TIME_KIND = (
+    "a time, not a speed: what one step or run holds differs by tool (an optimizer step with "
+    "its gradient accumulation, or a micro-step; unpacked samples of unstated lengths)"
+)
+UNIT_KINDS: tuple[tuple[str, str], ...] = (
+    (r"\bpeak\b", "a peak, not the steady rate the engine predicts"),
+    (r"gib|\bgb\b|\bmb\b|^tokens$", "a capacity limit (memory or context), not a speed"),
+    (r"tflops|flop", "a FLOP rate, whose count of FLOPs per token the source sets"),
+    (
+        r"samples|\bit/s|iters?/s",
+        "a rate of samples or steps, whose tokens the row does not pin (packing, padding and "
+        "lengths differ by tool)",
+    ),
+    (r"/\s*token\b|per token", "a latency per token, which the engine does not read as a speed"),
+    (r"^(?:s|sec|secs|seconds|min|minutes|h|hours|ms)\b|/it\b|/step\b|per step", TIME_KIND),
+)
+
+
+def _what_the_unit_measures(unit: str) -> str:
+    lowered = unit.lower().strip()
+    return next(
+        (kind for pattern, kind in UNIT_KINDS if re.search(pattern, lowered)),
+        "not a speed the engine predicts",
+    )
 
 
 def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:

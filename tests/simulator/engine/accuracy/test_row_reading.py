@@ -53,6 +53,17 @@ def test_other_units_are_not_modeled_with_the_reason(unit: str) -> None:
     assert unit in prediction.reason
 
 
+@pytest.mark.parametrize(
+    ("unit", "kind"),
+    [("s/it", "a time"), ("Sec/step", "a time"), ("min", "a time"),
+     ("it/s", "a rate of samples or steps"), ("samples/s", "a rate of samples or steps"),
+     ("ms/token", "a latency per token"),
+     ("GiB", "a capacity limit"), ("peak tokens/sec", "a peak"), ("TFlops/GPU", "a FLOP rate")],
+)  # fmt: skip
+def test_a_figure_that_is_not_a_speed_says_what_it_measures(unit: str, kind: str) -> None:
+    assert f"is {kind}" in predict_row(_row(unit=unit)).reason
+
+
 def test_a_per_gpu_figure_is_the_machines_over_its_gpus() -> None:
     assert per_gpu("tokens/s/GPU")
     assert per_gpu("tokens per second per GPU")
