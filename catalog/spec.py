@@ -22,7 +22,7 @@ from catalog.models import (
     RamKit,
     System,
 )
-from simulator.engine import pcie_gbps
+from simulator.engine import DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER, pcie_gbps
 
 # DDR4/DDR5 channels are 64 bits wide (DDR5: two 32-bit subchannels): 8 bytes per transfer.
 DDR_BYTES_PER_TRANSFER = 8
@@ -36,10 +36,6 @@ REQUIRED_KINDS = (
     PartKind.PSU,
     PartKind.CASE,
 )
-
-
-# The makers the engine assumes when a hardware section names none (engine io/hardware.py).
-GPU_MAKER, SYSTEM_MAKER = "NVIDIA", "Apple"
 
 
 class GpuHardware(TypedDict):
@@ -249,7 +245,7 @@ class BuildSpec:
         }
         if self.gpu.fp16_tflops is not None:
             gpu["fp16_tflops"] = self.gpu.fp16_tflops
-        if self.gpu.manufacturer != GPU_MAKER:  # only then, so NVIDIA builds keep their key
+        if self.gpu.manufacturer != DEFAULT_GPU_MAKER:  # only then, so NVIDIA builds keep their key
             gpu["maker"] = self.gpu.manufacturer
         hardware: HardwareDict = {
             "gpu": gpu,
@@ -272,7 +268,7 @@ class BuildSpec:
             "mem_gbps": system.mem_bandwidth_gbps,
             "tflops": system.gpu_tflops,
         }
-        if system.manufacturer != SYSTEM_MAKER:
+        if system.manufacturer != DEFAULT_SYSTEM_MAKER:
             unified["maker"] = system.manufacturer
         return {"unified": unified, "ram_gb": system.memory_gb}
 

@@ -53,7 +53,15 @@ from simulator.engine.devices import Cpu, Device, Gpu, System, devices, find_dev
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import QUANT_FORMATS, layer_gib, quant_format
 from simulator.engine.formats.weights import MIX_SEPARATOR, PARTS, WEIGHT_TYPES
-from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, default_pinned_gib
+from simulator.engine.hardware import (
+    DEFAULT_GPU_MAKER,
+    DEFAULT_SYSTEM_MAKER,
+    CpuSpec,
+    GpuSpec,
+    Hardware,
+    UnifiedSpec,
+    default_pinned_gib,
+)
 from simulator.engine.io.codec import (
     format_report,
     normalize_workload,
@@ -127,8 +135,10 @@ __all__ = [
     "BATCH_LEVELS",
     "CONTENT_KINDS",
     "CROSS_VALIDATED_TARGETS",
+    "DEFAULT_GPU_MAKER",
     "DEFAULT_MODE",
     "DEFAULT_RUNTIME",
+    "DEFAULT_SYSTEM_MAKER",
     "ENGINE_PACKAGE",
     "ENGINE_VERSION",
     "GIB",

@@ -44,6 +44,11 @@ FP8 = "fp8"
 TENSOR_PATHS = (FP16_ACC16, BF16_ACC32, FP8)
 
 
+# The makers a GPU or a unified system given only by its figures is taken to be from (what
+# sets the runtime it serves with: serve/runtimes.py).
+DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER = "NVIDIA", "Apple"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GpuSpec:
     """One GPU model. `bf16_tflops`: dense BF16 tensor throughput with FP32 accumulate (what
@@ -60,7 +65,7 @@ class GpuSpec:
     fp16_tflops: float | None = None
     fp8_tflops: float | None = None
     # Who makes it: the runtime a build of it serves with by default (serve/runtimes.py)
-    maker: str = "NVIDIA"
+    maker: str = DEFAULT_GPU_MAKER
 
     def tensor_tflops(self, path: str) -> float:
         """The dense tensor peak of a kernel path. FP16 with FP16 accumulate falls back to the
@@ -98,7 +103,7 @@ class UnifiedSpec:
     mem_gib: float
     mem_gbps: float
     tflops: float
-    maker: str = "Apple"  # Apple, NVIDIA (DGX Spark's GB10) or AMD (Strix Halo)
+    maker: str = DEFAULT_SYSTEM_MAKER  # Apple, NVIDIA (DGX Spark's GB10) or AMD (Strix Halo)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

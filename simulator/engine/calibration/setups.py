@@ -52,7 +52,14 @@ from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
 from simulator.engine.train.data_parallel import data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
 from simulator.engine.train.refined import resident_peak_gib
-from simulator.engine.train.workload import DDP, FSDP, MODE_REFINED, PIPELINE, TrainWorkload
+from simulator.engine.train.workload import (
+    DDP,
+    FSDP,
+    MODE_REFINED,
+    PIPELINE,
+    TrainWorkload,
+    untrainable_reason,
+)
 from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
 # llama-bench's tgN reports the mean over N generated tokens, so the mean context is N/2
@@ -560,8 +567,12 @@ def _names(device: Gpu | Cpu | System) -> tuple[str, ...]:
     return (device.name, *device.aliases)
 
 
+def _ordered_words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9.+]+", text.lower())
+
+
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9.+]+", text.lower()))
+    return set(_ordered_words(text))
 
 
 # Words that, right after a chip's or card's name, make it another part: "Apple M5 Max" is
@@ -569,14 +580,13 @@ def _words(text: str) -> set[str]:
 TIER_WORDS = frozenset({"pro", "max", "ultra", "super", "ti", "xt", "xtx"})
 
 
-def _names_another_tier(alias: str, text: str) -> bool:
-    """Whether `text` follows the alias's last word with a tier word the alias lacks."""
-    alias_words = re.findall(r"[a-z0-9.+]+", alias.lower())
-    ordered = re.findall(r"[a-z0-9.+]+", text.lower())
+def _names_another_tier(alias_words: list[str], text_words: list[str]) -> bool:
+    """Whether the text (its words in order) follows the alias's last word with a tier word
+    the alias lacks."""
     last = alias_words[-1] if alias_words else ""
     return any(
         word == last and following in TIER_WORDS and following not in alias_words
-        for word, following in itertools.pairwise(ordered)
+        for word, following in itertools.pairwise(text_words)
     )
 
 
@@ -585,11 +595,13 @@ def _match(kind: type[Device], text: str) -> Device:
     string or as words in any order ("Apple M3 Ultra Mac Studio 512GB" names the "Mac Studio
     M3 Ultra 512GB"), unless the text names another tier of it (`TIER_WORDS`)."""
     best: tuple[int, Device] | None = None
-    words = _words(text)
+    text_words = _ordered_words(text)
+    words = set(text_words)
     for candidate in devices(kind):
         for alias in _names(candidate):
-            found = alias.lower() in text.lower() or _words(alias) <= words
-            found = found and not _names_another_tier(alias, text)
+            alias_words = _ordered_words(alias)
+            found = alias.lower() in text.lower() or set(alias_words) <= words
+            found = found and not _names_another_tier(alias_words, text_words)
             if found and (best is None or len(alias) > best[0]):
                 best = (len(alias), candidate)
     if best is None:
@@ -716,12 +728,14 @@ def _quant(row: MeasurementRow, moe: bool) -> object:
 # K-quant mixes without a published whole-file bpw, repacked rows ("Q2_K_R4"), a custom
 # mix llama-bench reports by the type of its first tensor, and a "custom IQ4_XS experts / Q5_K
 # attn" recipe by the type it names first.
-MIX_NAMES = (
+MIX_NAMES_IN_TEXT = (  # searched in the whole quantization text
     re.compile(r"llama-bench(?: as|:)\s*(\w+)", re.IGNORECASE),
+    re.compile(r"^custom\s+(\w+)", re.IGNORECASE),
+)
+MIX_NAMES_AS_TYPE = (  # matched against its first word, the type's name
     re.compile(r"^UD-(\w+?)(?:_X+L)?$", re.IGNORECASE),
     re.compile(r"^mix-(\w+)$", re.IGNORECASE),
     re.compile(r"^(Q\d_K)_(?:M|R4|R8)$", re.IGNORECASE),
-    re.compile(r"^custom\s+(\w+)", re.IGNORECASE),
 )
 
 
@@ -730,8 +744,10 @@ def _mix_base(quant: str) -> str | None:
     first = quant.split()[0].strip() if quant.split() else ""
     if first.upper() in PUBLISHED_TYPES:
         return None
-    for pattern in MIX_NAMES:
-        found = pattern.search(quant if pattern in (MIX_NAMES[0], MIX_NAMES[-1]) else first)
+    searches = [(pattern, quant) for pattern in MIX_NAMES_IN_TEXT]
+    searches += [(pattern, first) for pattern in MIX_NAMES_AS_TYPE]
+    for pattern, text in searches:
+        found = pattern.search(text)
         if found:
             return found.group(1)
     return None
@@ -1118,16 +1134,9 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
             "activation memory they take, depend on it"
         )
     model = load_model(model_slug(row))
-    if model.linear_layers:
-        raise NotModeled(
-            f"{model.display_name}'s linear-attention (Gated DeltaNet) layers have no rule in "
-            "the training engine"
-        )
-    if model.full_attention is not None:
-        raise NotModeled(
-            f"{model.display_name}'s full-attention layers have an attention shape of their "
-            "own, which the training engine (one layer shape) does not model"
-        )
+    reason = untrainable_reason(model)
+    if reason is not None:
+        raise NotModeled(reason)
     workload = TrainWorkload(
         model=model,
         quant=quant_format("NF4" if method == "QLoRA" else "BF16"),

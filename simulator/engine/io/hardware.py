@@ -13,6 +13,8 @@ from typing import Any
 from simulator.engine.devices import Cpu, Device, Gpu, System, find_device, require_device
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import (
+    DEFAULT_GPU_MAKER,
+    DEFAULT_SYSTEM_MAKER,
     NVME_GEN4_X1_GBPS,
     CpuSpec,
     GpuSpec,
@@ -47,7 +49,6 @@ GPU_FIELDS = frozenset(
 )  # fmt: skip
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
 UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops", "maker"})
-DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER = "NVIDIA", "Apple"
 # What a figure may be (inclusive), in its request unit: physical devices sit far inside
 # these, and the engine's arithmetic stays finite at both ends.
 FIGURE_BOUNDS: dict[str, tuple[float, float]] = {

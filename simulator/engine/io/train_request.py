@@ -30,6 +30,7 @@ from simulator.engine.train.workload import (
     PIPELINE,
     TRAIN,
     TrainWorkload,
+    untrainable_reason,
 )
 
 MAX_SEQ_LEN = 131072
@@ -85,22 +86,12 @@ def _full_finetune(workload: Mapping[str, object], quant: str) -> bool:
 
 
 def _trainable_model(workload: Mapping[str, object]) -> ModelShape:
-    """The workload's model, refused when its layers have no training rule: the training
-    engine's activations and backward pass are softmax attention's, and a Gated DeltaNet
-    layer's chunked backward (its state recomputed per chunk) is not among them."""
+    """The workload's model, refused when its layers have no training rule
+    (`untrainable_reason`); serving describes them."""
     model = workload_model(workload)
-    if model.linear_layers:
-        raise EngineInputError(
-            field="workload.model",
-            message=f"{model.display_name} has {model.linear_layers} linear-attention (Gated "
-            "DeltaNet) layers, which the training engine does not model; serving does",
-        )
-    if model.full_attention is not None:
-        raise EngineInputError(
-            field="workload.model",
-            message=f"{model.display_name}'s full-attention layers have an attention shape of "
-            "their own, which the training engine (one layer shape) does not model; serving does",
-        )
+    reason = untrainable_reason(model)
+    if reason is not None:
+        raise EngineInputError(field="workload.model", message=f"{reason}; serving does")
     return model
 
 

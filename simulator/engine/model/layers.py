@@ -98,12 +98,12 @@ def model_attention_params(model: ModelShape) -> int:
     """Attention parameters summed over the layers: softmax-attention layers at
     `attention_params` (full-attention layers of their own shape at theirs), Gated DeltaNet
     layers at `linear_attention_params`."""
-    softmax = (model.num_layers - model.linear_layers) * attention_params(
+    own_shape = 0 if model.full_attention is None else model.full_layers
+    softmax = (model.num_layers - model.linear_layers - own_shape) * attention_params(
         model.attention, model.hidden_size
     )
     if model.full_attention is not None:
-        own = attention_params(model.full_attention, model.hidden_size)
-        softmax += model.full_layers * (own - attention_params(model.attention, model.hidden_size))
+        softmax += own_shape * attention_params(model.full_attention, model.hidden_size)
     if model.linear_attention is None:
         return softmax
     return softmax + model.linear_layers * linear_attention_params(

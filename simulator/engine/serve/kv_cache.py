@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.model.config import AttentionShape, ModelShape
+from simulator.engine.model.config import ModelShape
 
 # Bytes per cached element: f16/bf16 are 2 bytes; q8_0 is ggml's block_q8_0 (34 B per 32);
 # q4_0 is block_q4_0 (18 B per 32); fp8 is one byte (vLLM's --kv-cache-dtype fp8).
@@ -25,10 +25,6 @@ KV_CACHE_BYTES_PER_ELEMENT: dict[str, float] = {
 DEFAULT_KV_CACHE_TYPE = "f16"
 
 
-def kv_elements_per_token_per_layer(attention: AttentionShape) -> int:
-    return attention.cache_width
-
-
 def kv_bytes_per_token(model: ModelShape, cache_type: str = DEFAULT_KV_CACHE_TYPE) -> float:
     """Bytes one token adds to the cache across all layers, each at `model.attention`'s cache
     width; a sequence's cache is this × `model.attended_positions(context)`, which weighs
@@ -38,7 +34,7 @@ def kv_bytes_per_token(model: ModelShape, cache_type: str = DEFAULT_KV_CACHE_TYP
         raise EngineInputError(
             field="workload.kv_cache_type", message=f"unknown cache type; known: {known}"
         )
-    per_layer = kv_elements_per_token_per_layer(model.attention)
+    per_layer = model.attention.cache_width
     return model.num_layers * per_layer * KV_CACHE_BYTES_PER_ELEMENT[cache_type]
 
 

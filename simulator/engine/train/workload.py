@@ -25,6 +25,24 @@ OPTIMIZERS = ("adamw", "adamw-bf16", "adamw8bit-in-backward")
 DEFAULT_OPTIMIZER = "adamw"
 
 
+def untrainable_reason(model: ModelShape) -> str | None:
+    """Why the training engine cannot describe `model` (None: it can). Its activations and
+    backward pass are one softmax-attention layer shape's: a Gated DeltaNet layer's chunked
+    backward (its state recomputed per chunk) and full-attention layers with heads of their
+    own (Gemma 4) are not among them."""
+    if model.linear_layers:
+        return (
+            f"{model.display_name} has {model.linear_layers} linear-attention (Gated DeltaNet) "
+            "layers, which the training engine does not model"
+        )
+    if model.full_attention is not None:
+        return (
+            f"{model.display_name}'s full-attention layers have an attention shape of their "
+            "own, which the training engine (one layer shape) does not model"
+        )
+    return None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrainWorkload:
     model: ModelShape
