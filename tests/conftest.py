@@ -125,36 +125,70 @@ def celery_worker_process(
                 proc.wait()
 
 
+def _flushes_tables(request: pytest.FixtureRequest) -> bool:
+    """Whether this test runs as a TransactionTestCase, whose teardown TRUNCATEs every table:
+    asked for by fixture (transactional_db, live_server) or by the django_db marker's
+    transaction/reset_sequences arguments, as pytest-django's own helper decides."""
+    if {"transactional_db", "live_server"} & set(request.fixturenames):
+        return True
+    marker = request.node.get_closest_marker("django_db")
+    return marker is not None and bool(
+        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")
+    )
+
+
+def _queued_messages() -> int:
+    """Messages waiting in the broker's default queue (sent, not yet taken by a worker)."""
+    with celery_app.connection_for_read() as conn:
+        # Not passive: kombu's Redis transport has no key for an empty queue, and a
+        # declaration of the queue every worker declares changes nothing.
+        channel: Any = conn.default_channel  # a kombu virtual channel, untyped in its stubs
+        declared = channel.queue_declare(queue=celery_app.conf.task_default_queue)
+    return int(declared.message_count)
+
+
+def _worker_idle(hostname: str) -> bool:
+    """Nothing waits in the queue, and the worker answers that it runs and holds nothing.
+    The queue is read first: a message sent before that read is then either in the worker,
+    where inspect shows it, or done. A solo-pool worker does not answer while a task runs,
+    so no answer means busy, never idle."""
+    if _queued_messages():
+        return False
+    inspect = celery_app.control.inspect(destination=[hostname], timeout=1.0, limit=1)
+    for answers in (inspect.active(), inspect.reserved()):
+        if not answers or hostname not in answers or answers[hostname]:
+            return False
+    return True
+
+
 @pytest.fixture(autouse=True)
 def _worker_idle_before_flush(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test with the live worker waits, before its tables are flushed, until the worker
-    has no task running or reserved: a refresh its price change queued would otherwise read
-    the tables while TRUNCATE locks them (a deadlock PostgreSQL breaks by failing one)."""
+    """A test whose tables are flushed waits, before the flush, until the live worker is
+    idle: a refresh its price change queued would otherwise read the tables while TRUNCATE
+    locks them (a deadlock PostgreSQL breaks by failing one)."""
     if "celery_worker_process" in request.fixturenames:
         hostname: str | None = request.getfixturevalue("celery_worker_process")
     else:
         # The session's worker, once started, also runs what this test's writes queue (a
         # price change's refresh), even when the test does not ask for it.
         hostname = _running_worker[0] if _running_worker else None
-    if hostname is None or "transactional_db" not in request.fixturenames:
+    if hostname is None or not _flushes_tables(request):
         yield
         return
-    request.getfixturevalue("transactional_db")  # flushed after this fixture's teardown
+    # Set up before this fixture's teardown runs, so torn down (flushed) after it.
+    request.getfixturevalue("_django_db_helper")
     yield
     deadline = time.monotonic() + WORKER_IDLE_TIMEOUT_S
     while time.monotonic() < deadline:
-        inspect = celery_app.control.inspect(destination=[hostname], timeout=1.0, limit=1)
-        busy = [
-            task
-            for tasks in ((inspect.active() or {}), (inspect.reserved() or {}))
-            for task in tasks.get(hostname, [])
-        ]
-        if not busy:
+        if _worker_idle(hostname):
             return
         time.sleep(0.1)
+    raise RuntimeError(
+        f"celery worker {hostname} still busy {WORKER_IDLE_TIMEOUT_S} s after the test"
+    )
 
 
-WORKER_IDLE_TIMEOUT_S = 30
+WORKER_IDLE_TIMEOUT_S = 60
 
 
 @pytest.fixture(autouse=True)
