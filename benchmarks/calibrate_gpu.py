@@ -310,8 +310,12 @@ def layer_profile(key: str, micro_batch: int, seq_len: int, rank: int) -> dict[s
     kernel table), and scaled dot-product attention alone by backend and GQA handling."""
     from torch.profiler import ProfilerActivity, profile
 
-    model = with_lora(build_model(key, layers=1), rank)
-    inner = model.base_model.model.model
+    model = build_model(key, layers=1)
+    if rank:
+        inner = with_lora(model, rank).base_model.model.model
+    else:  # the frozen layer alone: what the stack's eager kernels cost without adapters
+        model.requires_grad_(False)
+        inner = model.model
     layer, rotary = inner.layers[0], inner.rotary_emb
     cfg = model_config(key)
     x = torch.randn(micro_batch, seq_len, cfg["hidden_size"], device=DEVICE,
@@ -324,17 +328,24 @@ def layer_profile(key: str, micro_batch: int, seq_len: int, rank: int) -> dict[s
         (y[0] if isinstance(y, tuple) else y).float().square().mean().backward()
         x.grad = None
 
-    device_seconds(step)
+    def forward() -> None:
+        layer(x, position_embeddings=cos_sin, attention_mask=None)
+
     gpu = DEVICE == "cuda"
-    with profile(activities=[ProfilerActivity.CUDA if gpu else ProfilerActivity.CPU]) as prof:
-        for _ in range(3):
-            step()
-        synchronize()
-    table = prof.key_averages().table(
-        sort_by="cuda_time_total" if gpu else "cpu_time_total",
-        row_limit=30,
-        max_name_column_width=70,
-    )
+    kernels: dict[str, Any] = {}
+    for label, fn in (("forward", forward), ("forward_backward", step)):
+        device_seconds(fn)
+        with profile(activities=[ProfilerActivity.CUDA if gpu else ProfilerActivity.CPU]) as prof:
+            for _ in range(PROFILED_STEPS):
+                fn()
+            synchronize()
+        events = prof.key_averages()
+        kernels[label] = [
+            {"name": e.key, "calls": e.count / PROFILED_STEPS,
+             "device_us": _self_time_us(e, gpu) / PROFILED_STEPS}
+            for e in sorted(events, key=lambda e: -_self_time_us(e, gpu))
+            if _self_time_us(e, gpu) > 0
+        ]  # fmt: skip
     heads, kv_heads = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
     q = torch.randn(micro_batch, heads, seq_len, head_dim, device=DEVICE, dtype=torch.bfloat16)
@@ -360,8 +371,20 @@ def layer_profile(key: str, micro_batch: int, seq_len: int, rank: int) -> dict[s
             except RuntimeError as error:
                 timings[f"{backend.name}_gqa{gqa}_s"] = f"refused: {str(error)[:200]}"
     flops = 4 * micro_batch * heads * seq_len * seq_len * head_dim / 2
-    return {"model": key, "micro_batch": micro_batch, "seq_len": seq_len,
-            "attention_forward_flops": flops, "sdpa": timings, "kernels": table}  # fmt: skip
+    return {"model": key, "micro_batch": micro_batch, "seq_len": seq_len, "lora_rank": rank,
+            "attention_forward_flops": flops, "sdpa": timings,
+            "kernels_per_step": kernels}  # fmt: skip
+
+
+PROFILED_STEPS = 3
+
+
+def _self_time_us(event: Any, gpu: bool) -> float:
+    """An event's own time on the device (CPU time in a trial run without a GPU)."""
+    if not gpu:
+        return float(event.self_cpu_time_total)
+    total = getattr(event, "self_device_time_total", None)  # self_cuda_time_total before 2.4
+    return float(event.self_cuda_time_total if total is None else total)
 
 
 class NF4LoraLinear(nn.Module):
@@ -483,6 +506,7 @@ def corpus_row(index: int, info: dict[str, Any], run: dict[str, Any]) -> dict[st
             "phase": "train", "method": run["method"].removesuffix("-plain"),
             "batch_size": run["micro_batch"],
             "grad_accum": 1, "seq_len": run["seq_len"], "lora_rank": run["lora_rank"],
+            "lora_targets": ", ".join(LORA_TARGETS),
             "gradient_checkpointing": run["activation_checkpointing"],
             "parallelism": "single GPU",
             "test": "random token ids, every sequence full length (no padding)",
@@ -551,8 +575,12 @@ def main() -> None:
         for key in ("llama-3.2-1b", "llama-3.2-3b"):
             report.section(f"one_layer_{key}", lambda k=key: one_layer(k, (1, 2, 4), 4096, 16))
     if "profile" in sets:
-        for key in ("llama-3.2-1b", "llama-3.1-8b"):
+        for key in ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "qwen3-0.6b"):
             report.section(f"profile_{key}", lambda k=key: layer_profile(k, 2, 4096, 16))
+    if "profile-frozen" in sets:
+        for key in ("llama-3.2-1b", "llama-3.1-8b"):
+            report.section(f"profile_frozen_{key}", lambda k=key: layer_profile(k, 2, 4096, 0))
+            report.section(f"profile_rank64_{key}", lambda k=key: layer_profile(k, 2, 4096, 64))
     runs = [run for name in sets if name in TRAIN_RUNS for run in TRAIN_RUNS[name]]
     for i, (key, method, mb, sl, ckpt) in enumerate(runs, start=args.first_id):
         name = f"train_{key}_{method}_mb{mb}_seq{sl}_{'ckpt' if ckpt else 'nockpt'}"

@@ -26,6 +26,9 @@ from simulator.engine.version import ENGINE_PACKAGE
 CORPUS_PATH = "data/measurements/validation.json"
 GATHERED_PATH = "data/measurements/gathered.json"
 SEEDS_PATH = "data/measurements/seeds.json"
+MEASURED_PATH = "data/measurements/measured.json"
+# Where benchmarks/calibrate_gpu.py's outputs are kept, each named for its machine and date.
+MEASURED_RESULTS_DIR = "benchmarks/results/"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TEXT_FIELDS = ("id", "category", "engine", "model", "quant", "metric", "unit")
 
@@ -91,6 +94,14 @@ def _source_url(row: Mapping[str, Any], path: str) -> str:
         seed = source.get("path")
         if isinstance(seed, str) and seed.startswith("shared/seeds/"):
             return seed
+    if source.get("kind") == "measured":  # the planner's own calibration runs, by results file
+        results = source.get("path")
+        if not isinstance(results, str) or not results.startswith(MEASURED_RESULTS_DIR):
+            raise EngineInputError(
+                field=f"{path}.source.path",
+                message=f"a measured row cites its results file under {MEASURED_RESULTS_DIR}",
+            )
+        return results
     url = source.get("url")
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         raise EngineInputError(field=f"{path}.source.url", message="must be an http(s) URL")
@@ -163,10 +174,11 @@ def shipped_corpus_document() -> dict[str, Any]:
     """The team's corpus with the gathered rows appended (one document, ids unique across
     both files)."""
     data = read_corpus_file()
-    path = resources.files(ENGINE_PACKAGE).joinpath(GATHERED_PATH)
-    if path.is_file():
-        gathered = json.loads(path.read_text("utf-8"))
-        data = {**data, "rows": [*data["rows"], *gathered["rows"]]}
+    for extension in (GATHERED_PATH, MEASURED_PATH):
+        path = resources.files(ENGINE_PACKAGE).joinpath(extension)
+        if path.is_file():
+            extra = json.loads(path.read_text("utf-8"))
+            data = {**data, "rows": [*data["rows"], *extra["rows"]]}
     return data
 
 

@@ -38,7 +38,7 @@ from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import model_params
-from simulator.engine.model.lora import LoraConfig
+from simulator.engine.model.lora import ALL_TARGETS, LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.file_size import scaled_to_file
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
@@ -49,6 +49,7 @@ from simulator.engine.serve.offline_run import (
 )
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
+from simulator.engine.train.compute import HF_EAGER_TRAFFIC, PEFT_EAGER_TRAFFIC, EagerTraffic
 from simulator.engine.train.data_parallel import data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
 from simulator.engine.train.refined import resident_peak_gib
@@ -1044,10 +1045,15 @@ def stated_peak_gib(row: MeasurementRow) -> float | None:
 
 
 def checkpointing_of(row: MeasurementRow, workload: TrainWorkload, hardware: Hardware) -> bool:
-    """Whether the row's run recomputed activations: the setting whose engine peak memory (all
-    layers resident, the row's batch) lies nearer the peak the row states. Checkpointing is
-    the setting that moves peak memory most; torchtune's recipes enable it by default, which
-    is the answer when the row states no peak or only one setting fits."""
+    """Whether the row's run recomputed activations: as the row states it
+    (`gradient_checkpointing`, the name transformers, axolotl and Unsloth give the setting);
+    else the setting whose engine peak memory (all layers resident, the row's batch) lies
+    nearer the peak the row states. Checkpointing is the setting that moves peak memory most;
+    torchtune's recipes enable it by default, which is the answer when the row states neither
+    or only one setting fits."""
+    stated_setting = row.workload.get("gradient_checkpointing")
+    if isinstance(stated_setting, bool):
+        return stated_setting
     stated = stated_peak_gib(row)
     pipeline = workload.parallelism == PIPELINE and not workload.full_finetune
     peak = resident_peak_gib if pipeline else data_parallel_peak_gib
@@ -1113,6 +1119,55 @@ def optimizer_of(row: MeasurementRow, runtime: str, full: bool, gpu_count: int) 
     return "adamw"
 
 
+def eager_traffic_of(row: MeasurementRow, runtime: str, full: bool) -> EagerTraffic | None:
+    """The unfused elementwise traffic of the row's stack. transformers runs its layers
+    eagerly unless the row says it compiles them (torch.compile); with PEFT's adapters (the HF
+    Trainer, TRL, LLaMA-Factory, PEFT's own benchmarks) the adapters' FP32 traffic comes on
+    top (compute.PEFT_EAGER_TRAFFIC). The other stacks fuse or compile (Unsloth's kernels,
+    torchtune's and NeMo's recipes): no traffic beyond their fitted FLOP rate."""
+    if runtime != HF_TRANSFORMERS:
+        return None
+    engine = row.engine.lower()
+    if "compile" in engine and "compile=false" not in engine:
+        return None
+    return HF_EAGER_TRAFFIC if full else PEFT_EAGER_TRAFFIC
+
+
+# PEFT's target_modules as rows name them ("q_proj/v_proj"): the engine's projection names.
+TARGET_NAMES = re.compile(r"\b(q|k|v|o|gate|up|down)_proj\b")
+
+
+# PEFT's default target_modules when a LoraConfig names none, for the Llama, Mistral and Qwen
+# families (peft/utils/constants.py, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING:
+# "llama": ["q_proj", "v_proj"], likewise "mistral", "qwen2", "qwen3").
+PEFT_DEFAULT_TARGETS = ("q", "v")
+MLP_TARGETS = ("gate", "up", "down")
+
+
+def lora_targets_of(row: MeasurementRow, runtime: str) -> tuple[str, ...]:
+    """The projections the row's adapters target: those it names ("q_proj/v_proj"), the MLP's
+    for "MLP targets"; unstated, PEFT's default (q and v) under transformers + PEFT, all seven
+    for the stacks whose recipes adapt every linear layer (Unsloth, torchtune, axolotl's
+    examples, "all", "all-linear")."""
+    text = " ".join(str(v) for v in (row.quant, *row.workload.values()))
+    named = set(TARGET_NAMES.findall(text))
+    if named:
+        return tuple(t for t in ALL_TARGETS if t in named)
+    lowered = text.lower()
+    if re.search(r"\bmlp\b", lowered):
+        return MLP_TARGETS
+    if runtime == HF_TRANSFORMERS and not re.search(r"\ball\b", lowered):
+        return PEFT_DEFAULT_TARGETS
+    return ALL_TARGETS
+
+
+# Parameter-efficient methods that are not LoRA's two low-rank matrices beside a frozen weight
+# (PEFT's method_comparison runs each): their update costs what the engine does not count.
+OTHER_PEFT_METHODS = re.compile(
+    r"\b(dora|loha|lokr|oft|boft|ia3|vera|adalora|prompt tuning|prefix tuning)\b"
+)
+
+
 def train_setup(row: MeasurementRow) -> TrainSetup:
     """A fine-tuning row through the training engine in refined mode: LoRA on a BF16 base is
     the engine's BF16 format, QLoRA its NF4, full fine-tuning BF16 with every weight trained;
@@ -1121,6 +1176,13 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     runtime = runtime_of(row)
     method = training_method(row)
     full = method == "full"
+    other = OTHER_PEFT_METHODS.search(f"{row.quant} {row.workload.get('method', '')}".lower())
+    if other and not full:
+        raise NotModeled(
+            f"{other.group(1)} is not LoRA: the engine models LoRA's two low-rank matrices "
+            "beside a frozen weight (and full fine-tuning); this method's update costs "
+            "differently"
+        )
     gpu, count = _gpus(row)
     w = row.workload
     rank = w.get("lora_rank")
@@ -1140,13 +1202,14 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     workload = TrainWorkload(
         model=model,
         quant=quant_format("NF4" if method == "QLoRA" else "BF16"),
-        lora=LoraConfig(rank=rank),
+        lora=LoraConfig(rank=rank, targets=lora_targets_of(row, runtime)),
         seq_len=seq_len,
         max_micro_batch=int(batch),
         mode=MODE_REFINED,
         parallelism=parallelism_of(row, runtime, count, full),
         full_finetune=full,
         optimizer=optimizer_of(row, runtime, full, count),
+        eager_traffic=eager_traffic_of(row, runtime, full),
     )
     hardware = Hardware(
         gpu=gpu,

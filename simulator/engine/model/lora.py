@@ -58,5 +58,10 @@ def lora_params_per_layer(layer: LayerShape, lora: LoraConfig) -> int:
     return total
 
 
+def projection_width(layer: LayerShape) -> int:
+    """Σ in + out features of the layer's seven projections (those adapters may target)."""
+    return sum(sum(projection_dims(layer, target)) for target in ALL_TARGETS)
+
+
 def lora_bytes_per_layer(layer: LayerShape, lora: LoraConfig) -> int:
     return lora_params_per_layer(layer, lora) * LORA_BYTES_PER_PARAM

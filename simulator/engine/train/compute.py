@@ -134,6 +134,58 @@ DEQUANT_BANDWIDTH_EFFICIENCY = 0.8
 BF16_BYTES_PER_PARAM = 2
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EagerTraffic:
+    """Bytes a training stack's unfused (eager) elementwise kernels move per token per layer,
+    apart from its GEMMs and attention: the layer's own kernels per element of its projection
+    width (Σ in + out features of q, k, v, o, gate, up, down), and its adapters' per element
+    of the adapted projections' width, plus a part that grows with the rank. Each in the
+    forward and in the backward (without the recomputed forward, which repeats the forward)."""
+
+    layer_forward_bytes: float
+    layer_backward_bytes: float
+    adapter_forward_bytes: float = 0.0
+    adapter_backward_bytes: float = 0.0
+    adapter_forward_bytes_per_rank: float = 0.0
+    adapter_backward_bytes_per_rank: float = 0.0
+
+    def forward_bytes(self, layer_width: Any, adapter_width: Any, rank: int) -> Any:
+        per_adapter = self.adapter_forward_bytes + rank * self.adapter_forward_bytes_per_rank
+        return self.layer_forward_bytes * layer_width + per_adapter * adapter_width
+
+    def backward_bytes(self, layer_width: Any, adapter_width: Any, rank: int) -> Any:
+        per_adapter = self.adapter_backward_bytes + rank * self.adapter_backward_bytes_per_rank
+        return self.layer_backward_bytes * layer_width + per_adapter * adapter_width
+
+
+# transformers' decoder layers run eagerly: RMSNorm in FP32, rotary, SiLU·up and the residual
+# adds each read and write whole activations. PEFT keeps its adapters in FP32
+# (LoraConfig(autocast_adapter_dtype=True), its default): each adapter casts its input to FP32
+# and runs its two skinny GEMMs (memory-bound: a part that grows with the rank), its scaling
+# and its add in FP32. Measured by kernel profile of one decoder layer at 2 × 4096 tokens on an
+# H200, as kernel time × streaming bandwidth (DEQUANT_BANDWIDTH_EFFICIENCY × datasheet), per
+# width element: frozen layer alone (Llama-3.2-1B, 3.1-8B) 10.4 and 11.4 B forward, 22.4 and
+# 23.1 B backward; the adapters on all seven projections at r = 16 and r = 64 add 26–28 B
+# and 33–35 B at r = 16, 33–34 B and 38–40 B at r = 64 (benchmarks/results/
+# calibration-nvidia-h200-2026-11-28-d.json and -e.json; docs/benchmarks.md, "Training
+# kernels on an H200").
+HF_EAGER_TRAFFIC = EagerTraffic(layer_forward_bytes=10.9, layer_backward_bytes=22.8)
+PEFT_EAGER_TRAFFIC = EagerTraffic(
+    layer_forward_bytes=10.9,
+    layer_backward_bytes=22.8,
+    adapter_forward_bytes=26.1,
+    adapter_backward_bytes=33.5,
+    adapter_forward_bytes_per_rank=0.119,
+    adapter_backward_bytes_per_rank=0.071,
+)
+
+
+def eager_traffic_seconds(moved_bytes: Any, tokens: Any, mem_gbps: Any) -> Any:
+    """Seconds of `tokens` × `moved_bytes` (per token) at streaming bandwidth; floats or NumPy
+    arrays alike."""
+    return tokens * moved_bytes / (mem_gbps * 1e9 * DEQUANT_BANDWIDTH_EFFICIENCY)
+
+
 def dequant_uses(checkpointing: bool) -> tuple[int, int]:
     """(uses in the forward, uses in the backward) of each quantized base weight per micro-batch."""
     return 1, 1 + (1 if checkpointing else 0)

@@ -31,6 +31,7 @@ from simulator.engine.train.refined import (
     Refinements,
     activation_gib_per_sequence,
     layer_dequant_s,
+    layer_traffic_s,
     stage_layers,
 )
 from simulator.engine.train.workload import DDP, FSDP, TrainWorkload
@@ -102,10 +103,15 @@ def data_parallel_split(
     flops_per_s = gpu.bf16_tflops * 1e12 * util * workload.quant.compute_speedup
     dequant = layer_dequant_s(plans, workload, gpu.mem_gbps, refine)
     uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
+    traffic_fwd, traffic_bwd = layer_traffic_s(
+        plans, workload, gpu.mem_gbps, batch * workload.seq_len
+    )
     compute = sum(
         batch * (p.forward_flops_per_sequence + p.backward_flops_per_sequence) / flops_per_s
         + (uses_fwd + uses_bwd) * dq
-        for p, dq in zip(plans, dequant, strict=True)
+        + tf
+        + tb
+        for p, dq, tf, tb in zip(plans, dequant, traffic_fwd, traffic_bwd, strict=True)
     )
     share = (g - 1) / g
     grad_bytes = trained * BF16_BYTES

@@ -27,11 +27,16 @@ from dataclasses import dataclass, replace
 from simulator.engine.formats.training import layer_gib
 from simulator.engine.hardware import Hardware
 from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer, total_params
-from simulator.engine.model.lora import lora_bytes_per_layer, lora_params_per_layer
+from simulator.engine.model.lora import (
+    lora_bytes_per_layer,
+    lora_params_per_layer,
+    projection_width,
+)
 from simulator.engine.train.compute import (
     backward_flops_per_sequence,
     dequant_seconds,
     dequant_uses,
+    eager_traffic_seconds,
     effective_flops_per_s,
     forward_flops_per_sequence,
     lora_forward_flops_per_sequence,
@@ -126,6 +131,8 @@ class LayerPlan:
     gib_per_sequence: float
     params: int = 0  # the layer's weights (all experts), for its dequantization
     lora_params: int = 0  # its LoRA adapters' weights
+    # Σ in + out features of its seven projections, for the eager traffic (EagerTraffic)
+    layer_width: int = 0
 
 
 def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -> list[LayerPlan]:
@@ -159,6 +166,7 @@ def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -
             gib_per_sequence=budget_gib_per_sequence(shape, s),
             params=total_params(shape),
             lora_params=0 if workload.full_finetune else lora,
+            layer_width=projection_width(shape),
         ))  # fmt: skip
     return plans
 
@@ -302,15 +310,17 @@ def evaluate_refined(
     flops_per_s = effective_flops_per_s(
         hw.require_gpu().bf16_tflops, util, workload.quant.compute_speedup
     )
-    dequant_s = layer_dequant_s(plans, workload, hw.require_gpu().mem_gbps, refine)
+    mem_gbps = hw.require_gpu().mem_gbps
+    dequant_s = layer_dequant_s(plans, workload, mem_gbps, refine)
     uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
+    traffic_fwd, traffic_bwd = layer_traffic_s(plans, workload, mem_gbps, batch * workload.seq_len)
     forward_s = [
-        batch * p.forward_flops_per_sequence / flops_per_s + uses_fwd * dq
-        for p, dq in zip(plans, dequant_s, strict=True)
+        batch * p.forward_flops_per_sequence / flops_per_s + uses_fwd * dq + tf
+        for p, dq, tf in zip(plans, dequant_s, traffic_fwd, strict=True)
     ]
     backward_s = [
-        batch * p.backward_flops_per_sequence / flops_per_s + uses_bwd * dq
-        for p, dq in zip(plans, dequant_s, strict=True)
+        batch * p.backward_flops_per_sequence / flops_per_s + uses_bwd * dq + tb
+        for p, dq, tb in zip(plans, dequant_s, traffic_bwd, strict=True)
     ]
     compute_mb = sum(forward_s) + sum(backward_s)
     streamed = [i for i in range(len(plans)) if i not in resident]
@@ -335,6 +345,45 @@ def layer_dequant_s(
     if not (refine.dequantization and workload.quant.dequantized_per_use) or not mem_gbps:
         return [0.0] * len(plans)
     return [dequant_seconds(p.gib * GIB, p.params, mem_gbps) for p in plans]
+
+
+def adapter_width(plan: LayerPlan, workload: TrainWorkload) -> float:
+    """Σ in + out features of the layer's adapted projections (its adapters' weights / r)."""
+    return plan.lora_params / workload.lora.rank
+
+
+def traffic_bytes(
+    plans: list[LayerPlan], workload: TrainWorkload
+) -> tuple[list[float], list[float]]:
+    """Per layer, the bytes per token of the stack's eager traffic (compute.EagerTraffic):
+    (forward, backward), the backward with the recomputed forward's when checkpointing."""
+    traffic = workload.eager_traffic
+    if traffic is None:
+        return [0.0] * len(plans), [0.0] * len(plans)
+    rank = workload.lora.rank
+    forward = [
+        traffic.forward_bytes(p.layer_width, adapter_width(p, workload), rank) for p in plans
+    ]
+    recompute = 1 if workload.activation_checkpointing else 0
+    backward = [
+        traffic.backward_bytes(p.layer_width, adapter_width(p, workload), rank) + recompute * f
+        for p, f in zip(plans, forward, strict=True)
+    ]
+    return forward, backward
+
+
+def layer_traffic_s(
+    plans: list[LayerPlan], workload: TrainWorkload, mem_gbps: float | None, tokens: int
+) -> tuple[list[float], list[float]]:
+    """Seconds of the eager traffic (`traffic_bytes`) of `tokens` tokens through each layer:
+    (forward, backward); zeros on a GPU of unknown bandwidth."""
+    forward, backward = traffic_bytes(plans, workload)
+    if not mem_gbps:
+        return [0.0] * len(plans), [0.0] * len(plans)
+    return (
+        [eager_traffic_seconds(b, tokens, mem_gbps) for b in forward],
+        [eager_traffic_seconds(b, tokens, mem_gbps) for b in backward],
+    )
 
 
 def _row(workload: TrainWorkload, hw: Hardware, refine: Refinements, resident: int,

@@ -21,7 +21,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from simulator.engine.hardware import Hardware
-from simulator.engine.train.compute import dequant_seconds, dequant_uses, effective_flops_per_s
+from simulator.engine.train.compute import (
+    dequant_seconds,
+    dequant_uses,
+    eager_traffic_seconds,
+    effective_flops_per_s,
+)
 from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
@@ -31,6 +36,7 @@ from simulator.engine.train.refined import (
     resident_order,
     split_row,
     stage_layers,
+    traffic_bytes,
 )
 from simulator.engine.train.schedules import pipeline_step
 from simulator.engine.train.sweep import HardwareBatch
@@ -186,6 +192,22 @@ def _dequant_s(stage: _Stage, workload: TrainWorkload, hw: HardwareBatch) -> Any
     return np.where(np.isnan(seconds), 0.0, seconds)
 
 
+def _traffic_s(stage: _Stage, workload: TrainWorkload, hw: HardwareBatch, batch: Any) -> Any:
+    """refined.layer_traffic_s for every configuration: (forward, backward), each
+    (layer, R, configuration), or zeros."""
+    if workload.eager_traffic is None or hw.mem_gbps is None:
+        return 0.0, 0.0
+    forward_b, backward_b = traffic_bytes(stage.plans, workload)
+    tokens = batch * workload.seq_len  # (R, configuration)
+    forward = eager_traffic_seconds(
+        np.asarray(forward_b)[:, np.newaxis, np.newaxis], tokens, hw.mem_gbps
+    )
+    backward = eager_traffic_seconds(
+        np.asarray(backward_b)[:, np.newaxis, np.newaxis], tokens, hw.mem_gbps
+    )
+    return np.where(np.isnan(forward), 0.0, forward), np.where(np.isnan(backward), 0.0, backward)
+
+
 def _group(
     workload: TrainWorkload, configs: list[Hardware], gpus: int, stage: _Stage
 ) -> list[SplitResult | None]:
@@ -203,8 +225,17 @@ def _group(
     bwd_flops = np.asarray([p.backward_flops_per_sequence for p in stage.plans])
     dequant = _dequant_s(stage, workload, hw)  # (R, 1, configuration) or 0
     uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
-    forward = batch * fwd_flops[:, np.newaxis, np.newaxis] / flops_per_s + uses_fwd * dequant
-    backward = batch * bwd_flops[:, np.newaxis, np.newaxis] / flops_per_s + uses_bwd * dequant
+    traffic_fwd, traffic_bwd = _traffic_s(stage, workload, hw, batch)
+    forward = (
+        batch * fwd_flops[:, np.newaxis, np.newaxis] / flops_per_s
+        + uses_fwd * dequant
+        + traffic_fwd
+    )
+    backward = (
+        batch * bwd_flops[:, np.newaxis, np.newaxis] / flops_per_s
+        + uses_bwd * dequant
+        + traffic_bwd
+    )
     compute_mb = _sequential_sum(forward) + _sequential_sum(backward)
     load, source = _load_s(stage, hw, gpus)
     transfer_mb = LOADS_PER_MICRO_BATCH * _sequential_sum(load)

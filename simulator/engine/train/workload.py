@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from simulator.engine.formats.training import QuantFormat
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.lora import LoraConfig
+from simulator.engine.train.compute import EagerTraffic
 from simulator.engine.train.memory import MAX_MICRO_BATCH
 
 DEFAULT_SEQ_LEN = 1024  # seed 000: every table uses S = 1024
@@ -62,6 +63,10 @@ class TrainWorkload:
     # frozen base; data-parallel only.
     full_finetune: bool = False
     optimizer: str = DEFAULT_OPTIMIZER  # data_parallel.OPTIMIZER_STATE_BYTES
+    # The training stack's unfused elementwise traffic (compute.EagerTraffic): bytes each token
+    # moves per layer per element of adapter width, apart from the GEMMs. None: fused kernels
+    # (the planner's own stack, seed 000), nothing beyond the FLOPs.
+    eager_traffic: EagerTraffic | None = None
 
     @property
     def kind(self) -> str:

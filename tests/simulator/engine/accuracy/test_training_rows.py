@@ -1,0 +1,65 @@
+"""How a fine-tuning row's stack becomes the engine's: which projections its adapters target,
+whether its layers run eagerly, and which PEFT methods are not LoRA."""
+
+from typing import Any
+
+import pytest
+
+from simulator.engine.calibration.predict import predict_row
+from simulator.engine.calibration.setups import TrainSetup, row_setup
+from simulator.engine.model.lora import ALL_TARGETS
+from simulator.engine.train.compute import HF_EAGER_TRAFFIC, PEFT_EAGER_TRAFFIC
+from tests.simulator.engine.corpus_rows import corpus_row
+
+PEFT = "PEFT method_comparison (peft 0.19, transformers 5.13; compile=False)"
+
+
+def _train_row(**changes: Any) -> Any:
+    body: dict[str, Any] = {
+        "category": "training_finetune", "engine": PEFT, "model": "Llama-3.2-3B",
+        "quant": "BF16 base (LoRA r=32)", "metric": "training throughput", "unit": "tokens/s",
+        "value": 5000.0,
+        "workload": {"phase": "train", "method": "LoRA", "batch_size": 4, "seq_len": 768,
+                     "lora_rank": 32, "gradient_checkpointing": False},
+    }  # fmt: skip
+    return corpus_row(**{**body, **changes})
+
+
+def _setup(row: Any) -> TrainSetup:
+    setup = row_setup(row)
+    assert isinstance(setup, TrainSetup)
+    return setup
+
+
+@pytest.mark.parametrize(
+    ("quant", "engine", "targets"),
+    [
+        ("BF16 base (LoRA r=32, q_proj/v_proj)", PEFT, ("q", "v")),
+        ("BF16 base (LoRA r=10, MLP targets)", PEFT, ("gate", "up", "down")),
+        ("BF16 base (LoRA r=32)", PEFT, ("q", "v")),  # PEFT's default for Llama
+        ("BF16 base (LoRA r=32, all modules)", PEFT, ALL_TARGETS),
+        ("BF16 base (LoRA r=32)", "Unsloth 2025.3", ALL_TARGETS),  # its recipes adapt all
+    ],
+)
+def test_the_adapted_projections_are_those_the_row_or_its_stack_names(
+    quant: str, engine: str, targets: tuple[str, ...]
+) -> None:
+    setup = _setup(_train_row(quant=quant, engine=engine))
+    assert setup.request.workload.lora.targets == targets
+
+
+def test_transformers_with_peft_runs_eagerly_unless_it_compiles() -> None:
+    assert _setup(_train_row()).request.workload.eager_traffic == PEFT_EAGER_TRAFFIC
+    full = _train_row(quant="Full finetune (BF16)", workload={
+        "phase": "train", "method": "Full finetune", "batch_size": 4, "seq_len": 768})  # fmt: skip
+    assert _setup(full).request.workload.eager_traffic == HF_EAGER_TRAFFIC
+    compiled = _train_row(engine="HF Accelerate FSDP2 example (regional torch.compile)")
+    assert _setup(compiled).request.workload.eager_traffic is None
+    assert _setup(_train_row(engine="Unsloth 2025.3")).request.workload.eager_traffic is None
+
+
+@pytest.mark.parametrize("method", ["DoRA r=32", "LoHa r=32", "OFT r=32", "IA3", "VeRA"])
+def test_a_peft_method_that_is_not_lora_is_listed_with_the_reason(method: str) -> None:
+    prediction = predict_row(_train_row(quant=f"BF16 base ({method})"))
+    assert not prediction.modeled
+    assert "is not LoRA" in prediction.reason
