@@ -11,7 +11,7 @@ import pytest
 from simulator.engine import SimulationRequest
 from simulator.engine.devices import Gpu, require_device
 from simulator.engine.formats.training import quant_format
-from simulator.engine.hardware import Hardware, gpu_spec
+from simulator.engine.hardware import GpuSpec, Hardware, gpu_spec
 from simulator.engine.model.layers import dense_layer
 from simulator.engine.model.lora import LoraConfig, projection_width
 from simulator.engine.model.registry import load_model
@@ -57,12 +57,14 @@ def _workload(**changes: object) -> TrainWorkload:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def _gpu(slug: str) -> object:
-    return gpu_spec(require_device(Gpu, slug, field="gpu"))  # type: ignore[arg-type]
+def _gpu(slug: str) -> GpuSpec:
+    device = require_device(Gpu, slug, field="gpu")
+    assert isinstance(device, Gpu)
+    return gpu_spec(device)
 
 
 def _h200(count: int = 1) -> Hardware:
-    return Hardware(gpu=_gpu("h200-sxm"), gpu_count=count, ram_gib=512.0, pinned_gib=480.0)  # type: ignore[arg-type]
+    return Hardware(gpu=_gpu("h200-sxm"), gpu_count=count, ram_gib=512.0, pinned_gib=480.0)
 
 
 def test_a_layers_traffic_takes_its_bytes_at_streaming_bandwidth() -> None:
@@ -104,7 +106,7 @@ def test_traffic_slows_a_training_step_and_small_models_most() -> None:
 def test_the_vectorised_path_gives_what_simulate_gives(checkpointing: bool) -> None:
     workload = _workload(activation_checkpointing=checkpointing, quant=quant_format("NF4"))
     grid = [_h200(count) for count in (1, 2)] + [
-        Hardware(gpu=_gpu("rtx-4090"), gpu_count=count, ram_gib=128.0, pinned_gib=112.0)  # type: ignore[arg-type]
+        Hardware(gpu=_gpu("rtx-4090"), gpu_count=count, ram_gib=128.0, pinned_gib=112.0)
         for count in (1, 2, 4)
     ]
     expected = [simulate(SimulationRequest(workload=workload, hardware=hw)).best for hw in grid]
