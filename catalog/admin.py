@@ -74,7 +74,14 @@ class PartAdmin(ModelAdmin):
     @admin.display(description="current price (USD)")
     def current_price(self, obj: Any) -> str:
         current = part_current_price(part=obj) if obj.pk else None
-        return "-" if current is None else f"{current.amount} ({current.observed_on})"
+        if current is None:
+            return "-"
+        observation = current.observation
+        published = f", published as {observation.amount} {observation.currency}"
+        return (
+            f"{current.amount_usd} ({observation.observed_on}"
+            f"{published if current.converted else ''})"
+        )
 
 
 @admin.register(Part)

@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import ValidationError
@@ -43,6 +43,7 @@ from catalog.selectors import (
     build_hardware,
     build_list,
     build_total_usd,
+    current_prices_usd,
     part_detail_list,
     part_list,
     part_price_history,
@@ -78,9 +79,17 @@ class StaffWritesPublicReads(BasePermission):
 
 # --- parts ------------------------------------------------------------------------------
 class PartOutputSerializer(serializers.ModelSerializer[Part]):
-    current_price_usd = serializers.DecimalField(
-        max_digits=10, decimal_places=2, read_only=True, allow_null=True
-    )
+    current_price_usd = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.DecimalField(max_digits=10, decimal_places=2, allow_null=True))
+    def get_current_price_usd(self, part: Part) -> str | None:
+        """The part's current price in US dollars (`part_current_price_map`, the price its
+        page shows and its ranked builds are priced at); the map is read once a request."""
+        prices = self.context.get("current_prices_usd")
+        if prices is None:
+            prices = self.context["current_prices_usd"] = current_prices_usd()
+        price = prices.get(part.pk)
+        return None if price is None else f"{price:.2f}"
 
     class Meta:
         model = Part

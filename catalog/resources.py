@@ -61,10 +61,10 @@ class PriceObservationResource(resources.ModelResource):  # type: ignore[misc]
     ) -> None:
         part = Part.objects.filter(slug=row.get("part") or "").first()
         current = None if part is None else part_current_price(part=part)
-        instance.previous_amount_usd = None if current is None else current.amount  # type: ignore[attr-defined]
+        instance.previous_amount_usd = None if current is None else current.amount_usd  # type: ignore[attr-defined]
 
     def do_instance_save(self, instance: PriceObservation, is_create: bool) -> None:
         price_observation_save(observation=instance, user=self.user, via=PriceChangeVia.IMPORT)
         # The part's current price once this row is in (a dry run rolls it back after).
         current = part_current_price(part=instance.part)
-        instance.current_after_usd = None if current is None else current.amount  # type: ignore[attr-defined]
+        instance.current_after_usd = None if current is None else current.amount_usd  # type: ignore[attr-defined]

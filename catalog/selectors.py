@@ -14,13 +14,12 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
-from django.db.models import Max, OuterRef, QuerySet, Subquery
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from catalog.compatibility import Problem, build_errors, build_problems
 from catalog.generator import Candidate, CatalogSnapshot, candidate_builds, system_candidates
 from catalog.models import (
-    ESTIMATE_VENDOR,
     PART_MODELS,
     Build,
     BuildOrigin,
@@ -50,23 +49,46 @@ class BuildIncompatibleError(Exception):
 
 # --- prices ---------------------------------------------------------------------------
 def price_valid_list() -> QuerySet[PriceObservation]:
-    """Observations that may be a current price: not withdrawn, in US dollars (the planner
-    does not convert currencies), newest first."""
-    return PriceObservation.objects.filter(withdrawn=False, currency=Currency.USD).order_by(
-        "-observed_on", "-id"
-    )
+    """Observations that may be a current price: not withdrawn, in US dollars or a currency
+    the rate table converts to them (`exchange_rate_table`), newest first."""
+    return PriceObservation.objects.filter(
+        withdrawn=False, currency__in=exchange_rate_table().convertible
+    ).order_by("-observed_on", "-id")
 
 
-def part_current_price(*, part: Part) -> PriceObservation | None:
-    return price_valid_list().filter(part=part).first()
+class CurrentPrice(NamedTuple):
+    """A part's current price: its newest valid observation (estimates included) and that
+    amount in US dollars. The rankings read the same (`part_ranking_quotes`' latest quote),
+    so a part's page and its ranked builds quote one price."""
+
+    observation: PriceObservation
+    amount_usd: Decimal
+
+    @property
+    def converted(self) -> bool:
+        """Published in another currency and converted with the rate table."""
+        return self.observation.currency != Currency.USD
 
 
-def part_current_prices(*, part_ids: Sequence[int]) -> dict[int, PriceObservation]:
-    """`part_current_price` for many parts in one query: part id → its current price."""
-    current: dict[int, PriceObservation] = {}
-    for observation in price_valid_list().filter(part_id__in=part_ids):
-        current.setdefault(observation.part_id, observation)  # newest first
+def part_current_price_map(*, part_ids: Sequence[int] | None = None) -> dict[int, CurrentPrice]:
+    """Part id → its current price (`CurrentPrice`), for the parts that have one; every part
+    without `part_ids`. Two queries (the rates, the observations)."""
+    rates = exchange_rate_table()
+    observations = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
+    if part_ids is not None:
+        observations = observations.filter(part_id__in=list(part_ids))
+    current: dict[int, CurrentPrice] = {}
+    for observation in observations.order_by("-observed_on", "-id"):  # newest first
+        if observation.part_id in current:
+            continue
+        amount_usd = rates.to_usd(observation.amount, observation.currency)
+        if amount_usd is not None:
+            current[observation.part_id] = CurrentPrice(observation, amount_usd)
     return current
+
+
+def part_current_price(*, part: Part) -> CurrentPrice | None:
+    return part_current_price_map(part_ids=[part.pk]).get(part.pk)
 
 
 CENT = Decimal("0.01")
@@ -86,6 +108,14 @@ class RateTable:
 
     units_per_eur: dict[str, Decimal]
     usd_rate_date: date | None
+
+    @property
+    def convertible(self) -> tuple[str, ...]:
+        """The currencies a price may be published in and still be current: US dollars, and
+        every currency with a rate once the dollar has one."""
+        if Currency.USD not in self.units_per_eur:
+            return (Currency.USD,)
+        return tuple(sorted(self.units_per_eur))
 
     def to_usd(self, amount: Decimal, currency: str) -> Decimal | None:
         """The amount in US dollars, through the euro; None without a rate for it."""
@@ -210,44 +240,28 @@ def part_price_history(*, part: Part) -> QuerySet[PriceObservation]:
     return PriceObservation.objects.filter(part=part).order_by("-observed_on", "-id")
 
 
-def _latest_valid_amount() -> Subquery:
-    return Subquery(price_valid_list().filter(part=OuterRef("pk")).values("amount")[:1])
-
-
 def part_list(*, kind: str | None = None) -> QuerySet[Part]:
-    """Parts annotated with `current_price_usd` (None where no valid price exists)."""
-    parts = Part.objects.annotate(current_price_usd=_latest_valid_amount())
+    """Parts (their current prices: `part_current_price_map`)."""
+    parts = Part.objects.all()
     return parts.filter(kind=kind) if kind else parts
 
 
 def part_current_quotes(*, part_ids: Sequence[int]) -> dict[int, tuple[Decimal, date]]:
-    """Part id → (current USD price, the date it was observed), for the parts that have one;
-    one query, whatever the number of observations."""
-    latest = price_valid_list().filter(part=OuterRef("pk"))
-    rows = (
-        Part.objects.filter(pk__in=list(part_ids))
-        .annotate(
-            price=Subquery(latest.values("amount")[:1]),
-            price_on=Subquery(latest.values("observed_on")[:1]),
-        )
-        .values_list("pk", "price", "price_on")
-    )
-    return {pk: (price, on) for pk, price, on in rows if price is not None}
+    """Part id → (current price in US dollars, the date it was observed), for the parts that
+    have one."""
+    current = part_current_price_map(part_ids=part_ids)
+    return {pk: (price.amount_usd, price.observation.observed_on) for pk, price in current.items()}
 
 
 def current_prices_usd(*, part_ids: list[int] | None = None) -> dict[int, Decimal]:
-    parts = Part.objects.all() if part_ids is None else Part.objects.filter(pk__in=part_ids)
-    rows = parts.annotate(price=_latest_valid_amount()).values_list("pk", "price")
-    return {pk: price for pk, price in rows if price is not None}
+    """Part id → its current price in US dollars (`part_current_price_map`)."""
+    return {pk: price.amount_usd for pk, price in part_current_price_map(part_ids=part_ids).items()}
 
 
 def part_estimated_ids() -> frozenset[int]:
-    """The parts whose current price (`current_prices_usd`) is the planner's estimate."""
-    latest = price_valid_list().filter(part=OuterRef("pk"))
-    rows = Part.objects.annotate(current_vendor=Subquery(latest.values("vendor")[:1])).filter(
-        current_vendor=ESTIMATE_VENDOR
-    )
-    return frozenset(rows.values_list("pk", flat=True))
+    """The parts whose current price (`part_current_price_map`) is the planner's estimate."""
+    current = part_current_price_map().items()
+    return frozenset(pk for pk, price in current if price.observation.is_estimate)
 
 
 def parts_by_kind() -> dict[str, list[Part]]:
@@ -523,5 +537,6 @@ def system_candidate_list(*, with_unpriced: bool = False) -> list[Candidate]:
 
 
 def part_detail_list(*, model: type[Part]) -> QuerySet[Part]:
-    """Parts of one kind-specific model, annotated with `current_price_usd`."""
-    return model.objects.annotate(current_price_usd=_latest_valid_amount()).order_by("name")
+    """Parts of one kind-specific model, by name (their current prices:
+    `part_current_price_map`)."""
+    return model.objects.order_by("name")

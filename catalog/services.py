@@ -108,7 +108,7 @@ def _refuse_stale(part: Part, seen_price_change_id: int | None) -> None:
 
 def _current_amount(part: Part) -> Decimal | None:
     current = part_current_price(part=part)
-    return None if current is None else current.amount
+    return None if current is None else current.amount_usd
 
 
 @transaction.atomic

@@ -12,7 +12,12 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from catalog.models import PART_MODELS, BoardFormFactor, Part, PartKind, PcieGen
-from catalog.selectors import part_current_price, part_detail_list, part_price_history
+from catalog.selectors import (
+    part_current_price,
+    part_current_price_map,
+    part_detail_list,
+    part_price_history,
+)
 from frontend import charts
 
 NOT_STATED = "not stated"
@@ -196,10 +201,12 @@ def part_spec_list(*, part: Part) -> list[SpecValue]:
 def catalog_kind_table(*, kind: str) -> dict[str, Any]:
     """Parts of one kind with their spec columns and current price observation."""
     fields = CATALOG_COLUMNS[kind]
+    parts = list(part_detail_list(model=PART_MODELS[kind]))
+    prices = part_current_price_map(part_ids=[part.pk for part in parts])
     rows = [
         {"part": part, "specs": [spec_value(part, field) for field in fields],
-         "price": part_current_price(part=part)}
-        for part in part_detail_list(model=PART_MODELS[kind])
+         "price": prices.get(part.pk)}
+        for part in parts
     ]  # fmt: skip
     return {"columns": [SPECS[field].label for field in fields], "rows": rows}
 

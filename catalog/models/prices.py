@@ -1,5 +1,6 @@
 """Prices are observations: every one is kept, and a part's current price is its latest
-valid USD observation (catalog.selectors.part_current_price). Each change of a current
+valid observation in a currency the rate table converts to US dollars
+(catalog.selectors.part_current_price_map). Each change of a current
 price is logged in `PriceChange` (who, when, old, new)."""
 
 from __future__ import annotations

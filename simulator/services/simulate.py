@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 
 from catalog.compatibility import build_errors
 from catalog.models import Build, Part
-from catalog.selectors import build_lines, part_current_prices, part_detailed_map
+from catalog.selectors import build_lines, part_current_price_map, part_detailed_map
 from catalog.spec import spec_from_lines
 from planner_site.api_errors import FieldNotFound
 from planner_site.idempotency import IdempotencyKeyReusedError, request_body_sha256
@@ -176,7 +176,7 @@ def simulation_single_run(
 
 def _priced_parts(lines: list[tuple[Part, int]]) -> list[dict[str, Any]]:
     """Each part with its current price and where and when that price was observed."""
-    prices = part_current_prices(part_ids=[part.pk for part, _ in lines])
+    prices = part_current_price_map(part_ids=[part.pk for part, _ in lines])
     priced = []
     for part, quantity in lines:
         price = prices.get(part.pk)
@@ -186,9 +186,11 @@ def _priced_parts(lines: list[tuple[Part, int]]) -> list[dict[str, Any]]:
                 "kind": part.kind,
                 "name": part.name,
                 "quantity": quantity,
-                "unit_usd": None if price is None else float(price.amount),
-                "price_observed_on": None if price is None else price.observed_on.isoformat(),
-                "price_vendor": None if price is None else price.vendor,
+                "unit_usd": None if price is None else float(price.amount_usd),
+                "price_observed_on": None
+                if price is None
+                else price.observation.observed_on.isoformat(),
+                "price_vendor": None if price is None else price.observation.vendor,
             }
         )
     return priced

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from catalog.models import Build
+from catalog.models import Build, Part
+from catalog.selectors import part_ranking_quotes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog_fixtures")]
 
@@ -46,6 +47,21 @@ def test_a_gpu_shows_its_specs_source_and_current_price() -> None:
     gpu = get("/api/parts/gpus/rtx-4090")
     assert (gpu["vram_gb"], gpu["bf16_tflops"], gpu["current_price_usd"]) == (24, 165.0, "1800.00")
     assert gpu["source"].startswith("seed 000")
+
+
+def test_a_price_published_in_euros_is_given_in_dollars_as_the_rankings_read_it() -> None:
+    """The Mac Studio M4 Max's current price is Apple Italy's €4,674, through the rate
+    table's dollar rate: the figure its ranked builds are priced at."""
+    system = get("/api/parts/systems/mac-studio-m4-max-128gb")
+    listed = get("/api/parts?kind=system")["results"]
+    quote = part_ranking_quotes(part_ids=[Part.objects.get(slug=system["slug"]).pk])
+    latest = next(iter(quote.values())).latest
+    assert latest is not None
+    assert latest.currency == "EUR"
+    assert system["current_price_usd"] == f"{latest.amount_usd:.2f}"
+    assert [p["current_price_usd"] for p in listed if p["slug"] == system["slug"]] == [
+        system["current_price_usd"]
+    ]
 
 
 def test_a_parts_price_history_lists_every_observation_newest_first() -> None:

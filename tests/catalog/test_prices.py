@@ -10,12 +10,14 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from catalog.models import PriceChange, PriceChangeVia, PriceObservation
+from catalog.models import ExchangeRate, PriceChange, PriceChangeVia, PriceObservation
 from catalog.selectors import (
     build_price_epoch,
     catalog_price_epoch,
+    current_prices_usd,
     part_current_price,
-    part_list,
+    part_estimated_ids,
+    part_ranking_quotes,
     price_epoch_python,
 )
 from catalog.services import price_observation_create, price_observation_withdraw
@@ -32,11 +34,16 @@ MAR = datetime.date(2026, 3, 1)
 pytestmark = pytest.mark.django_db
 
 
+def _current(gpu: object) -> PriceObservation | None:
+    current = part_current_price(part=gpu)  # type: ignore[arg-type]
+    return None if current is None else current.observation
+
+
 def test_the_current_price_is_the_latest_observation() -> None:
     gpu = GpuFactory.create()
     PriceObservationFactory.create(part=gpu, amount=Decimal(1800), observed_on=FEB)
     latest = PriceObservationFactory.create(part=gpu, amount=Decimal(1700), observed_on=MAR)
-    assert part_current_price(part=gpu) == latest
+    assert _current(gpu) == latest
 
 
 def test_a_withdrawn_observation_is_never_current() -> None:
@@ -45,27 +52,60 @@ def test_a_withdrawn_observation_is_never_current() -> None:
     PriceObservationFactory.create(
         part=gpu, observed_on=MAR, withdrawn=True, withdrawn_reason="typo"
     )
-    assert part_current_price(part=gpu) == older
+    assert _current(gpu) == older
 
 
-def test_a_foreign_currency_observation_is_never_current() -> None:
+def test_a_currency_the_rate_table_cannot_convert_is_never_current() -> None:
     gpu = GpuFactory.create()
     PriceObservationFactory.create(part=gpu, currency="EUR", observed_on=MAR)
     assert part_current_price(part=gpu) is None
 
 
-def test_every_observation_is_kept() -> None:
-    gpu = GpuFactory.create()
-    for day in (1, 2, 3):
-        price_observation_create(part=gpu, amount=Decimal(day * 100), vendor="shop",
-                                 observed_on=datetime.date(2026, 2, day))  # fmt: skip
-    assert gpu.prices.count() == 3
+def _usd_rate(units_per_eur: str) -> None:
+    ExchangeRate.objects.create(
+        currency="USD", rate_date=MAR, units_per_eur=Decimal(units_per_eur), source="ECB test"
+    )
 
 
-def test_part_list_carries_the_current_price() -> None:
+def test_a_euro_price_is_current_once_the_dollar_has_a_rate_converted_through_it() -> None:
     gpu = GpuFactory.create()
-    PriceObservationFactory.create(part=gpu, amount=Decimal("999.00"))
-    assert part_list(kind="gpu").get(pk=gpu.pk).current_price_usd == Decimal("999.00")  # type: ignore[attr-defined]
+    PriceObservationFactory.create(part=gpu, amount=Decimal(1800), observed_on=FEB)
+    euro = PriceObservationFactory.create(
+        part=gpu, amount=Decimal(1000), currency="EUR", observed_on=MAR
+    )
+    _usd_rate("1.0825")
+    current = part_current_price(part=gpu)
+    assert current is not None
+    assert current.observation == euro
+    assert current.amount_usd == Decimal("1082.50")  # 1000 / 1 x 1.0825
+    assert current.converted
+    assert current_prices_usd(part_ids=[gpu.pk]) == {gpu.pk: Decimal("1082.50")}
+
+
+def test_a_parts_page_and_its_ranked_builds_quote_one_price() -> None:
+    """An older dollar estimate and a newer euro price: the current price everywhere is the
+    euro one, converted as a ranking converts it."""
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(
+        part=gpu, amount=Decimal(3499), vendor="planner estimate", observed_on=FEB
+    )
+    PriceObservationFactory.create(
+        part=gpu, amount=Decimal(4674), currency="EUR", region="EU", observed_on=MAR
+    )
+    _usd_rate("1.1477")
+    quotes = part_ranking_quotes(part_ids=[gpu.pk])[gpu.pk]
+    current = part_current_price(part=gpu)
+    assert current is not None
+    assert quotes.latest is not None
+    assert current.amount_usd == quotes.latest.amount_usd == Decimal("5364.35")
+    assert quotes.sourced == quotes.latest  # the euro price is a published one
+    assert part_estimated_ids() == frozenset()
+
+
+def test_the_planners_estimate_is_flagged_while_it_is_current() -> None:
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, vendor="planner estimate", observed_on=MAR)
+    assert part_estimated_ids() == frozenset({gpu.pk})
 
 
 def test_a_new_price_records_who_when_old_and_new() -> None:

@@ -9,6 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from catalog.models import Part, PriceChangeVia
+from catalog.selectors import part_ranking_quotes
 from catalog.services import price_observation_create
 
 pytestmark = pytest.mark.usefixtures("catalog")
@@ -39,3 +40,23 @@ def test_a_price_in_euros_is_listed_in_euros_with_its_region(client: Client) -> 
     assert "650.00 EUR" in html
     assert "<td>refurbished</td>" in html
     assert "<td>EU</td>" in html
+
+
+def test_a_euro_price_that_is_current_is_shown_converted_as_the_rankings_price_it(
+    client: Client,
+) -> None:
+    """The Mac Studio M4 Max's newest price is Apple Italy's €4,674 (after its $3,499
+    estimate): the page's current price is that, through the dollar's ECB rate of the rate
+    table (1.1476 per euro), as a ranking prices the machine."""
+    part = Part.objects.get(slug="mac-studio-m4-max-128gb")
+    quotes = part_ranking_quotes(part_ids=[part.pk])[part.pk]
+    assert quotes.latest is not None
+    assert quotes.latest.currency == "EUR"
+
+    html = _text(client.get("/catalog/parts/mac-studio-m4-max-128gb/"))
+
+    shown = f"${quotes.latest.amount_usd:,.0f}"  # whole dollars, as every price on the pages
+    assert f"Current price: <strong>{shown}</strong>" in html
+    assert "4674.00 EUR as published" in html
+    listing = _text(client.get("/catalog/?kind=system"))
+    assert shown in listing

@@ -208,7 +208,7 @@ def test_the_catalog_lists_gpus_with_their_current_price_vendor_and_date(client:
     response = client.get("/catalog/")
 
     rows = {row["part"].name: row for row in response.context["table"]["rows"]}
-    assert rows["RTX 4090"]["price"].vendor == "seed 000"
+    assert rows["RTX 4090"]["price"].observation.vendor == "seed 000"
     assert "VRAM" in response.context["table"]["columns"]
 
 
