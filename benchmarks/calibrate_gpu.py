@@ -387,6 +387,40 @@ def _self_time_us(event: Any, gpu: bool) -> float:
     return float(event.self_cuda_time_total if total is None else total)
 
 
+def head_step(key: str, micro_batch: int, seq_len: int) -> dict[str, Any]:
+    """The model without its decoder layers: final norm, LM head and the loss, forward and
+    backward down to the last layer's output (what a LoRA step adds to its layers), timed
+    and profiled."""
+    from torch.profiler import ProfilerActivity, profile
+
+    model = build_model(key, layers=0)
+    model.requires_grad_(False)
+    cfg = model_config(key)
+    x = torch.randn(micro_batch, seq_len, cfg["hidden_size"], device=DEVICE,
+                    dtype=torch.bfloat16, requires_grad=True)  # fmt: skip
+    ids = torch.randint(0, cfg["vocab_size"], (micro_batch, seq_len), device=DEVICE)
+
+    def step() -> None:
+        model(inputs_embeds=x, labels=ids).loss.backward()
+        x.grad = None
+
+    seconds = device_seconds(step)
+    gpu = DEVICE == "cuda"
+    with profile(activities=[ProfilerActivity.CUDA if gpu else ProfilerActivity.CPU]) as prof:
+        for _ in range(PROFILED_STEPS):
+            step()
+        synchronize()
+    kernels = [
+        {"name": e.key, "calls": e.count / PROFILED_STEPS,
+         "device_us": _self_time_us(e, gpu) / PROFILED_STEPS}
+        for e in sorted(prof.key_averages(), key=lambda e: -_self_time_us(e, gpu))
+        if _self_time_us(e, gpu) > 0
+    ]  # fmt: skip
+    return {"model": key, "micro_batch": micro_batch, "seq_len": seq_len,
+            "vocab_size": cfg["vocab_size"], "hidden_size": cfg["hidden_size"],
+            "step_seconds": seconds, "kernels_per_step": kernels}  # fmt: skip
+
+
 class NF4LoraLinear(nn.Module):
     """A frozen NF4 weight dequantized at each use, forward and backward (as bitsandbytes'
     Linear4bit under QLoRA), with a trainable LoRA pair beside it; with `quantized` False the
@@ -581,6 +615,10 @@ def main() -> None:
         for key in ("llama-3.2-1b", "llama-3.1-8b"):
             report.section(f"profile_frozen_{key}", lambda k=key: layer_profile(k, 2, 4096, 0))
             report.section(f"profile_rank64_{key}", lambda k=key: layer_profile(k, 2, 4096, 64))
+    if "head" in sets:
+        for key, mb, sl in (("qwen3-0.6b", 8, 2048), ("llama-3.2-1b", 4, 2048),
+                            ("llama-3.1-8b", 2, 4096), ("mistral-7b", 2, 4096)):  # fmt: skip
+            report.section(f"head_{key}", lambda k=key, b=mb, s=sl: head_step(k, b, s))
     runs = [run for name in sets if name in TRAIN_RUNS for run in TRAIN_RUNS[name]]
     for i, (key, method, mb, sl, ckpt) in enumerate(runs, start=args.first_id):
         name = f"train_{key}_{method}_mb{mb}_seq{sl}_{'ckpt' if ckpt else 'nockpt'}"

@@ -216,7 +216,9 @@ def accuracy_page() -> dict[str, Any]:
          "signed_error": m.cv_signed_error, "in_sample_predicted": m.predicted,
          "in_sample_signed_error": m.signed_error, "runtime": m.runtime,
          "unit": m.unit, "modeled": m.modeled,
-         "reason": m.reason, "source_url": m.source_url, "origin": m.origin}
+         "reason": m.reason, "source_url": m.source_url, "origin": m.origin,
+         # the planner's own runs cite their results file in the repository, not a page
+         "source_path": "" if m.source_url else str((m.source or {}).get("path", ""))}
         for m in view.rows
     ]  # fmt: skip
     categories = [

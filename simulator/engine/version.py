@@ -8,6 +8,8 @@
 # state per sequence instead of a KV cache, the delta rule's FLOPs, gated attention's q_proj.
 # 1.5: Gemma 4's full-attention layers of their own shape; SGLang's offline batching; a machine
 # serves with its maker's llama.cpp backend unless the request names a runtime (AMD: ROCm).
-ENGINE_VERSION = "1.5.0"
+# 1.6: a training stack's eager elementwise traffic (transformers + PEFT's FP32 adapters,
+# measured on an H200); fine-tuning rows' stated checkpointing and adapter targets.
+ENGINE_VERSION = "1.6.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"
