@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
-from django.db.models import Max, QuerySet
+from django.db.models import Exists, Max, Q, QuerySet
 from django.utils import timezone
 
 from catalog.compatibility import Problem, build_errors, build_problems
@@ -50,9 +50,14 @@ class BuildIncompatibleError(Exception):
 # --- prices ---------------------------------------------------------------------------
 def price_valid_list() -> QuerySet[PriceObservation]:
     """Observations that may be a current price: not withdrawn, in US dollars or a currency
-    the rate table converts to them (`exchange_rate_table`), newest first."""
+    the rate table converts to them (`RateTable.convertible`), newest first. Lazy: the rate
+    table is a subquery, so building the queryset reads nothing (the API schema builds it
+    without a database)."""
+    rated = ExchangeRate.objects.values("currency")
+    dollar_rated = Exists(ExchangeRate.objects.filter(currency=Currency.USD))
+    through_the_euro = (Q(currency=Currency.EUR) | Q(currency__in=rated)) & Q(dollar_rated)
     return PriceObservation.objects.filter(
-        withdrawn=False, currency__in=exchange_rate_table().convertible
+        Q(currency=Currency.USD) | through_the_euro, withdrawn=False
     ).order_by("-observed_on", "-id")
 
 

@@ -15,10 +15,12 @@ from catalog.selectors import (
     build_price_epoch,
     catalog_price_epoch,
     current_prices_usd,
+    exchange_rate_table,
     part_current_price,
     part_estimated_ids,
     part_ranking_quotes,
     price_epoch_python,
+    price_valid_list,
 )
 from catalog.services import price_observation_create, price_observation_withdraw
 from tests.catalog.factories import (
@@ -197,3 +199,20 @@ def test_a_build_price_epoch_follows_its_own_parts() -> None:
     before = build_price_epoch(build=line.build)
     price_observation_create(part=line.part, amount=Decimal(7), vendor="shop", observed_on=MAR)
     assert build_price_epoch(build=line.build) != before
+
+
+def test_the_valid_list_holds_what_the_rate_table_converts() -> None:
+    """GET /api/prices lists what can be current: dollars always; euros and pounds once the
+    dollar has a rate (and the pound its own)."""
+    gpu = GpuFactory.create()
+    euro = PriceObservationFactory.create(part=gpu, currency="EUR", observed_on=MAR)
+    pound = PriceObservationFactory.create(part=gpu, currency="GBP", observed_on=MAR)
+    dollar = PriceObservationFactory.create(part=gpu, observed_on=FEB)
+    assert set(price_valid_list()) == {dollar}
+    _usd_rate("1.0825")
+    assert set(price_valid_list()) == {dollar, euro}
+    ExchangeRate.objects.create(
+        currency="GBP", rate_date=MAR, units_per_eur=Decimal("0.86"), source="ECB test"
+    )
+    assert set(price_valid_list()) == {dollar, euro, pound}
+    assert set(exchange_rate_table().convertible) == {"USD", "EUR", "GBP"}
