@@ -20,6 +20,7 @@ from django.utils import timezone
 from catalog.compatibility import Problem, build_errors, build_problems
 from catalog.generator import Candidate, CatalogSnapshot, candidate_builds, system_candidates
 from catalog.models import (
+    ESTIMATE_VENDOR,
     PART_MODELS,
     Build,
     BuildOrigin,
@@ -251,22 +252,47 @@ def part_list(*, kind: str | None = None) -> QuerySet[Part]:
     return parts.filter(kind=kind) if kind else parts
 
 
+class _CurrentFigures(NamedTuple):
+    amount_usd: Decimal
+    observed_on: date
+    estimate: bool
+
+
+def _current_figures(part_ids: Sequence[int] | None = None) -> dict[int, _CurrentFigures]:
+    """`part_current_price_map`'s figures without building model instances: what the lists
+    of every part (the parts API, the candidate generator) read on each request."""
+    rates = exchange_rate_table()
+    rows = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
+    if part_ids is not None:
+        rows = rows.filter(part_id__in=list(part_ids))
+    fields = ("part_id", "amount", "currency", "observed_on", "vendor")
+    current: dict[int, _CurrentFigures] = {}
+    for part_id, amount, currency, observed_on, vendor in rows.order_by(
+        "-observed_on", "-id"
+    ).values_list(*fields):  # newest first
+        if part_id in current:
+            continue
+        amount_usd = rates.to_usd(amount, currency)
+        if amount_usd is not None:
+            current[part_id] = _CurrentFigures(amount_usd, observed_on, vendor == ESTIMATE_VENDOR)
+    return current
+
+
 def part_current_quotes(*, part_ids: Sequence[int]) -> dict[int, tuple[Decimal, date]]:
     """Part id → (current price in US dollars, the date it was observed), for the parts that
     have one."""
-    current = part_current_price_map(part_ids=part_ids)
-    return {pk: (price.amount_usd, price.observation.observed_on) for pk, price in current.items()}
+    current = _current_figures(part_ids)
+    return {pk: (price.amount_usd, price.observed_on) for pk, price in current.items()}
 
 
 def current_prices_usd(*, part_ids: list[int] | None = None) -> dict[int, Decimal]:
     """Part id → its current price in US dollars (`part_current_price_map`)."""
-    return {pk: price.amount_usd for pk, price in part_current_price_map(part_ids=part_ids).items()}
+    return {pk: price.amount_usd for pk, price in _current_figures(part_ids).items()}
 
 
 def part_estimated_ids() -> frozenset[int]:
     """The parts whose current price (`part_current_price_map`) is the planner's estimate."""
-    current = part_current_price_map().items()
-    return frozenset(pk for pk, price in current if price.observation.is_estimate)
+    return frozenset(pk for pk, price in _current_figures().items() if price.estimate)
 
 
 def parts_by_kind() -> dict[str, list[Part]]:

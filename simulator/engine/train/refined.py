@@ -21,13 +21,16 @@ With every switch off, `refined_curve` reproduces `reference.reference_curve`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from simulator.engine.formats.training import layer_gib
+from simulator.engine.formats.training import QuantFormat, layer_gib
 from simulator.engine.hardware import Hardware
+from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer, total_params
 from simulator.engine.model.lora import (
+    LoraConfig,
     lora_bytes_per_layer,
     lora_params_per_layer,
     projection_width,
@@ -137,7 +140,27 @@ class LayerPlan:
 
 def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -> list[LayerPlan]:
     """The layers of the slowest stage: the last ceil(N/G) layers (all MoE when G > 1)."""
-    model, quant, s = workload.model, workload.quant, workload.seq_len
+    # What the plans depend on, and nothing else: a fit varies the utilization of one
+    # workload thousands of times, and its plans are the same each time.
+    return list(
+        _stage_plans(
+            workload.model, workload.quant, workload.seq_len, workload.lora,
+            workload.full_finetune, workload.activation_checkpointing, gpu_count, refine,
+        )
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _stage_plans(
+    model: ModelShape,
+    quant: QuantFormat,
+    s: int,
+    lora_config: LoraConfig,
+    full_finetune: bool,
+    checkpointing: bool,
+    gpu_count: int,
+    refine: Refinements,
+) -> tuple[LayerPlan, ...]:
     per_gpu = layers_per_gpu(model.num_layers, gpu_count)
     first = model.num_layers - per_gpu
     plans = []
@@ -148,27 +171,25 @@ def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -
         else:
             shape = dense_layer(model) if dense else moe_layer(model)
         slug = model.measured_sizes_slug if not (dense and model.is_moe) else ""  # dense: none
-        lora = lora_params_per_layer(shape, workload.lora)
+        lora = lora_params_per_layer(shape, lora_config)
         # full fine-tuning trains every weight: no adapters, every weight gradient
-        adapters = lora if refine.frozen_base and not workload.full_finetune else None
+        adapters = lora if refine.frozen_base and not full_finetune else None
         plans.append(LayerPlan(
             dense=dense,
             gib=layer_gib(shape, quant, model_slug=slug),
-            lora_gib=0.0
-            if workload.full_finetune
-            else lora_bytes_per_layer(shape, workload.lora) / GIB,
+            lora_gib=0.0 if full_finetune else lora_bytes_per_layer(shape, lora_config) / GIB,
             forward_flops_per_sequence=forward_flops_per_sequence(shape, s)
             if adapters is None
             else lora_forward_flops_per_sequence(shape, s, adapters),
             backward_flops_per_sequence=backward_flops_per_sequence(
-                shape, s, lora_params=adapters, checkpointing=workload.activation_checkpointing
+                shape, s, lora_params=adapters, checkpointing=checkpointing
             ),
             gib_per_sequence=budget_gib_per_sequence(shape, s),
             params=total_params(shape),
-            lora_params=0 if workload.full_finetune else lora,
+            lora_params=0 if full_finetune else lora,
             layer_width=projection_width(shape),
         ))  # fmt: skip
-    return plans
+    return tuple(plans)
 
 
 def activation_gib_per_sequence(plans: list[LayerPlan], checkpointing: bool) -> float:
