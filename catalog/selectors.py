@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
@@ -49,6 +49,9 @@ class BuildIncompatibleError(Exception):
 
 
 # --- prices ---------------------------------------------------------------------------
+_Row = TypeVar("_Row")
+
+
 def price_valid_list() -> QuerySet[PriceObservation]:
     """Observations that may be a current price: not withdrawn, in US dollars or a currency
     the rate table converts to them (`RateTable.convertible`), newest first. Lazy: the rate
@@ -76,21 +79,42 @@ class CurrentPrice(NamedTuple):
         return self.observation.currency != Currency.USD
 
 
+def _convertible_observations(
+    rates: RateTable, part_ids: Sequence[int] | None
+) -> QuerySet[PriceObservation]:
+    """`price_valid_list` with the rate table already read (the currencies it converts)."""
+    rows = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
+    if part_ids is not None:
+        rows = rows.filter(part_id__in=list(part_ids))
+    return rows.order_by("-observed_on", "-id")
+
+
+def _newest_in_dollars(
+    rates: RateTable, rows: Iterable[_Row], read: Callable[[_Row], tuple[int, Decimal, str]]
+) -> dict[int, tuple[_Row, Decimal]]:
+    """Part id → its first row (the rows newest first) with that amount in US dollars;
+    `read` gives a row's (part id, amount, currency)."""
+    current: dict[int, tuple[_Row, Decimal]] = {}
+    for row in rows:
+        part_id, amount, currency = read(row)
+        if part_id in current:
+            continue
+        amount_usd = rates.to_usd(amount, currency)
+        if amount_usd is not None:
+            current[part_id] = (row, amount_usd)
+    return current
+
+
 def part_current_price_map(*, part_ids: Sequence[int] | None = None) -> dict[int, CurrentPrice]:
     """Part id → its current price (`CurrentPrice`), for the parts that have one; every part
     without `part_ids`. Two queries (the rates, the observations)."""
     rates = exchange_rate_table()
-    observations = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
-    if part_ids is not None:
-        observations = observations.filter(part_id__in=list(part_ids))
-    current: dict[int, CurrentPrice] = {}
-    for observation in observations.order_by("-observed_on", "-id"):  # newest first
-        if observation.part_id in current:
-            continue
-        amount_usd = rates.to_usd(observation.amount, observation.currency)
-        if amount_usd is not None:
-            current[observation.part_id] = CurrentPrice(observation, amount_usd)
-    return current
+    newest = _newest_in_dollars(
+        rates,
+        _convertible_observations(rates, part_ids),
+        lambda o: (o.part_id, o.amount, o.currency),
+    )
+    return {pk: CurrentPrice(o, amount_usd) for pk, (o, amount_usd) in newest.items()}
 
 
 def part_current_price(*, part: Part) -> CurrentPrice | None:
@@ -262,20 +286,14 @@ def _current_figures(part_ids: Sequence[int] | None = None) -> dict[int, _Curren
     """`part_current_price_map`'s figures without building model instances: what the lists
     of every part (the parts API, the candidate generator) read on each request."""
     rates = exchange_rate_table()
-    rows = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
-    if part_ids is not None:
-        rows = rows.filter(part_id__in=list(part_ids))
-    fields = ("part_id", "amount", "currency", "observed_on", "vendor")
-    current: dict[int, _CurrentFigures] = {}
-    for part_id, amount, currency, observed_on, vendor in rows.order_by(
-        "-observed_on", "-id"
-    ).values_list(*fields):  # newest first
-        if part_id in current:
-            continue
-        amount_usd = rates.to_usd(amount, currency)
-        if amount_usd is not None:
-            current[part_id] = _CurrentFigures(amount_usd, observed_on, vendor == ESTIMATE_VENDOR)
-    return current
+    rows = _convertible_observations(rates, part_ids).values_list(
+        "part_id", "amount", "currency", "observed_on", "vendor"
+    )
+    newest = _newest_in_dollars(rates, rows, lambda row: (row[0], row[1], row[2]))
+    return {
+        pk: _CurrentFigures(amount_usd, row[3], row[4] == ESTIMATE_VENDOR)
+        for pk, (row, amount_usd) in newest.items()
+    }
 
 
 def part_current_quotes(*, part_ids: Sequence[int]) -> dict[int, tuple[Decimal, date]]:

@@ -398,9 +398,9 @@ def layer_traffic_s(
 ) -> tuple[list[float], list[float]]:
     """Seconds of the eager traffic (`traffic_bytes`) of `tokens` tokens through each layer:
     (forward, backward); zeros on a GPU of unknown bandwidth."""
-    forward, backward = traffic_bytes(plans, workload)
     if not mem_gbps:
         return [0.0] * len(plans), [0.0] * len(plans)
+    forward, backward = traffic_bytes(plans, workload)
     return (
         [eager_traffic_seconds(b, tokens, mem_gbps) for b in forward],
         [eager_traffic_seconds(b, tokens, mem_gbps) for b in backward],
