@@ -41,8 +41,9 @@ from simulator.engine.calibration.efficiency import (
     Efficiency,
     efficiency_to_json,
 )
+from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.calibration.predict import predicted_value
-from simulator.engine.calibration.setups import InferSetup, NotModeled, Setup, TrainSetup, row_setup
+from simulator.engine.calibration.setups import InferSetup, Setup, TrainSetup, row_setup
 from simulator.engine.errors import EngineInputError
 from simulator.engine.serve.hardware import UNIFIED
 from simulator.engine.serve.placement import HOME

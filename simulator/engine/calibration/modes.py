@@ -15,8 +15,9 @@ from functools import cache
 
 from simulator.engine.calibration.corpus import MeasurementRow, load_corpus
 from simulator.engine.calibration.crossval import CrossValidation, load_crossval
+from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.calibration.predict import predicted_value
-from simulator.engine.calibration.setups import NotModeled, TrainSetup, row_setup
+from simulator.engine.calibration.setups import TrainSetup, row_setup
 from simulator.engine.errors import EngineInputError
 from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 
 from simulator.engine.calibration.corpus import MeasurementRow
 from simulator.engine.calibration.efficiency import TRAIN, Efficiency, load_efficiency
+from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.calibration.setups import (
     InferSetup,
-    NotModeled,
     Setup,
     TrainSetup,
     per_gpu,
@@ -94,8 +94,11 @@ def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]
 
 def predicted_value(setup: Setup, efficiency: Efficiency, unit: str = "tok/s") -> tuple[float, str]:
     """(predicted tokens/s, what bounds it) for a resolved setup in the row's `unit`: per GPU
-    when `unit` is, in thousands for "k TPS"."""
+    when `unit` is, in thousands for "k TPS"; a training figure published as a time per step
+    or a rate of samples in that unit (`figures.StepFigure`)."""
     value, bound = _machine_value(setup, efficiency)
+    if isinstance(setup, TrainSetup) and setup.figure is not None:
+        return setup.figure.published(value), bound
     if per_gpu(unit):
         value /= setup.request.hardware.gpu_count
     return value / tokens_per_s_scale(unit), bound

@@ -32,6 +32,8 @@ from simulator.engine.calibration.efficiency import (
     UNSLOTH,
     VLLM,
 )
+from simulator.engine.calibration.figures import StepFigure, is_step_figure, step_figure
+from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import quant_format
 from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
@@ -278,10 +280,6 @@ def _unmodeled_architecture(model: str) -> str | None:
     return next((why for pattern, why in UNMODELED_ARCHITECTURES if re.search(pattern, name)), None)
 
 
-class NotModeled(Exception):  # noqa: N818 (a verdict, not an error)
-    """The row cannot be predicted honestly; the message says why."""
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InferSetup:
     request: InferenceRequest
@@ -296,6 +294,8 @@ class InferSetup:
 class TrainSetup:
     request: TrainRequest
     runtime: str
+    # a figure published as a time per step or a rate of samples: the tokens it holds
+    figure: StepFigure | None = None
 
 
 Setup = InferSetup | TrainSetup
@@ -329,7 +329,7 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "does not model",
         ),
         (
-            not is_tokens_per_s(row.unit),
+            not is_tokens_per_s(row.unit) and not is_step_figure(row),
             f"the engine predicts speeds; {row.metric!r} in {row.unit} is "
             f"{_what_the_unit_measures(row.unit)}",
         ),
@@ -429,8 +429,9 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
 
 # What a published figure that is not tokens per second measures, by its unit.
 TIME_KIND = (
-    "a time, not a speed: what one step or run holds differs by tool (an optimizer step with "
-    "its gradient accumulation, or a micro-step; unpacked samples of unstated lengths)"
+    "a time, not a speed: a whole run's wall time holds loading, quantization and evaluation "
+    "besides its steps, and a time that names no step pins no tokens (a time per step is read "
+    "as tokens when the row pins them: calibration/figures.py)"
 )
 UNIT_KINDS: tuple[tuple[str, str], ...] = (
     (r"\bpeak\b", "a peak, not the steady rate the engine predicts"),
@@ -1220,7 +1221,8 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     )
     workload = replace(workload, activation_checkpointing=checkpointing_of(row, workload, hardware))
     request = SimulationRequest(workload=workload, hardware=hardware)
-    return TrainSetup(request=request, runtime=runtime)
+    figure = step_figure(row, count, workload.parallelism) if is_step_figure(row) else None
+    return TrainSetup(request=request, runtime=runtime, figure=figure)
 
 
 def row_setup(row: MeasurementRow) -> Setup:

@@ -4,8 +4,9 @@ from typing import Any
 
 import pytest
 
+from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.calibration.predict import predict_row
-from simulator.engine.calibration.setups import NotModeled, model_slug
+from simulator.engine.calibration.setups import model_slug
 from tests.simulator.engine.corpus_rows import corpus_row
 
 
