@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from catalog.models import PART_MODELS, BoardFormFactor, Part, PartKind, PcieGen
 from catalog.selectors import (
+    exchange_rate_table,
     part_current_price,
     part_current_price_map,
     part_detail_list,
@@ -220,7 +221,8 @@ def part_price_view(*, part: Part) -> dict[str, Any]:
     series."""
     history = list(part_price_history(part=part))
     return {"current": part_current_price(part=part), "history": history,
-            "chart": charts.price_chart(history, today=timezone.localdate())}  # fmt: skip
+            "chart": charts.price_chart(history, rates=exchange_rate_table(),
+                                        today=timezone.localdate())}  # fmt: skip
 
 
 def part_slug_map(*, part_ids: Iterable[int]) -> dict[int, str]:

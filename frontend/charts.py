@@ -7,6 +7,7 @@ from datetime import date
 from typing import Any
 
 from catalog.models import Currency, PartKind, PriceObservation
+from catalog.selectors import RateTable
 
 # The engine's VRAM breakdown (result["vram_breakdown_gb"]) in the words of the page.
 VRAM_LABELS = {
@@ -307,17 +308,24 @@ def accuracy_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # --- price history (part pages) -------------------------------------------------------------
-def price_chart(observations: Iterable[PriceObservation], *, today: date) -> dict[str, Any]:
-    """The valid US-dollar observations, oldest first, one series per condition (a used
-    price is not a step of the new price's line), each point with its vendor; the time axis
-    runs to `today`. Withdrawn and other-currency observations are listed on the page, not
-    drawn."""
+def price_chart(
+    observations: Iterable[PriceObservation], *, rates: RateTable, today: date
+) -> dict[str, Any]:
+    """The valid observations in US dollars, oldest first, one series per condition (a used
+    price is not a step of the new price's line), each point with its vendor and, for a
+    price published in another currency, its published amount; other currencies are
+    converted with the rate table, as the current price and the rankings read them
+    (`catalog.selectors.RateTable.to_usd`); the time axis runs to `today`. Withdrawn
+    observations and currencies the table cannot convert are listed on the page, not drawn."""
     series: dict[str, dict[str, Any]] = {}
     for obs in sorted(observations, key=lambda o: (o.observed_on, o.pk or 0)):
-        if obs.withdrawn or obs.currency != Currency.USD:
+        amount_usd = None if obs.withdrawn else rates.to_usd(obs.amount, obs.currency)
+        if amount_usd is None:
             continue
         line = series.setdefault(obs.condition, {"label": obs.get_condition_display(),
                                                  "points": []})  # fmt: skip
-        line["points"].append({"x": obs.observed_on.isoformat(), "y": float(obs.amount),
-                               "vendor": obs.vendor})  # fmt: skip
+        point = {"x": obs.observed_on.isoformat(), "y": float(amount_usd), "vendor": obs.vendor}
+        if obs.currency != Currency.USD:
+            point["published"] = f"{obs.amount} {obs.currency}"
+        line["points"].append(point)
     return {"series": list(series.values()), "today": today.isoformat()}

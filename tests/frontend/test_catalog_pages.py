@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from catalog.models import PART_MODELS, PartKind
+from catalog.selectors import RateTable
 from frontend import charts
 from frontend.catalog_selectors import SPECS, part_spec_fields
 from tests.catalog.factories import GpuFactory, PriceObservationFactory, PsuFactory
@@ -123,25 +124,31 @@ def test_a_count_of_one_takes_the_singular(client: Client) -> None:
     assert specs["width"] == "1 slot"
 
 
-def test_the_price_chart_draws_valid_dollar_prices_one_line_per_condition() -> None:
+def test_the_price_chart_draws_valid_prices_in_dollars_one_line_per_condition() -> None:
     gpu = GpuFactory.build()
     day = datetime.date
+    # one euro buys 1.25 dollars; the table has no rate for pounds
+    rates = RateTable(units_per_eur={"EUR": Decimal(1), "USD": Decimal("1.25")},
+                      usd_rate_date=day(2026, 1, 1))  # fmt: skip
     observations = [
         PriceObservationFactory.build(part=gpu, observed_on=day(2026, 3, 1), amount=Decimal(900)),
         PriceObservationFactory.build(part=gpu, observed_on=day(2026, 1, 1), amount=Decimal(1000)),
         PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 1), condition="used",
                                       vendor="eBay", amount=Decimal(700)),
-        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 2), currency="EUR"),
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 2), currency="EUR",
+                                      amount=Decimal("800.00"), vendor="shop.de"),
+        PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 4), currency="GBP"),
         PriceObservationFactory.build(part=gpu, observed_on=day(2026, 2, 3), withdrawn=True,
                                       withdrawn_reason="typo"),
     ]  # fmt: skip
 
-    chart = charts.price_chart(observations, today=day(2026, 11, 25))
+    chart = charts.price_chart(observations, rates=rates, today=day(2026, 11, 25))
 
     assert chart["today"] == "2026-11-25"
     assert chart["series"] == [
         {"label": "new", "points": [
             {"x": "2026-01-01", "y": 1000.0, "vendor": "test shop"},
+            {"x": "2026-02-02", "y": 1000.0, "vendor": "shop.de", "published": "800.00 EUR"},
             {"x": "2026-03-01", "y": 900.0, "vendor": "test shop"}]},
         {"label": "used", "points": [{"x": "2026-02-01", "y": 700.0, "vendor": "eBay"}]},
     ]  # fmt: skip

@@ -228,7 +228,7 @@
           },
           plugins: { tooltip: { callbacks: {
             title: (items) => new Date(items[0].raw.x * DAY_MS).toISOString().slice(0, 10),
-            label: (ctx) => `${usd(ctx.raw.y)} ${ctx.dataset.label}, ${ctx.raw.vendor}`,
+            label: (ctx) => `${usd(ctx.raw.y)}${ctx.raw.published ? ` (${ctx.raw.published} converted)` : ""} ${ctx.dataset.label}, ${ctx.raw.vendor}`,
           } } },
         },
       };
