@@ -30,6 +30,7 @@ from simulator.engine.train.refined import (
     LayerPlan,
     Refinements,
     activation_gib_per_sequence,
+    head_s,
     layer_dequant_s,
     layer_traffic_s,
     stage_layers,
@@ -112,7 +113,7 @@ def data_parallel_split(
         + tf
         + tb
         for p, dq, tf, tb in zip(plans, dequant, traffic_fwd, traffic_bwd, strict=True)
-    )
+    ) + sum(head_s(workload, refine, batch * workload.seq_len, flops_per_s, gpu.mem_gbps))
     share = (g - 1) / g
     grad_bytes = trained * BF16_BYTES
     if workload.parallelism == FSDP:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from simulator.engine.formats.training import QuantFormat, layer_gib
 from simulator.engine.hardware import Hardware
@@ -44,6 +45,7 @@ from simulator.engine.train.compute import (
     forward_flops_per_sequence,
     lora_forward_flops_per_sequence,
 )
+from simulator.engine.train.lm_head import head_seconds
 from simulator.engine.train.memory import (
     GIB,
     budget_gib_per_sequence,
@@ -83,6 +85,7 @@ class Refinements:
     frozen_base: bool = True
     decimal_bandwidth: bool = True
     dequantization: bool = True
+    lm_head: bool = True
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
@@ -115,10 +118,12 @@ REFINEMENT_EFFECTS = {
     "frozen_base": "LoRA computes no weight gradients for the frozen base",
     "decimal_bandwidth": "GiB converted to GB before dividing by GB/s",
     "dequantization": "QLoRA dequantizes its NF4 base to BF16 on every use",
+    "lm_head": "the output projection and the loss run once per token after the last layer",
 }
 NO_REFINEMENTS = Refinements(
     layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
     one_f_one_b=False, frozen_base=False, decimal_bandwidth=False, dequantization=False,
+    lm_head=False,
 )  # fmt: skip
 
 
@@ -343,6 +348,9 @@ def evaluate_refined(
         batch * p.backward_flops_per_sequence / flops_per_s + uses_bwd * dq + tb
         for p, dq, tb in zip(plans, dequant_s, traffic_bwd, strict=True)
     ]
+    head_fwd, head_bwd = head_s(workload, refine, batch * workload.seq_len, flops_per_s, mem_gbps)
+    forward_s[-1] += head_fwd  # the last layer's output goes through the head, whose
+    backward_s[-1] += head_bwd  # gradient the last layer's backward waits for
     compute_mb = sum(forward_s) + sum(backward_s)
     streamed = [i for i in range(len(plans)) if i not in resident]
     load_s, source = _transfer_s(plans, streamed, hw, refine)
@@ -356,6 +364,25 @@ def evaluate_refined(
     row = _row(workload, hw, refine, resident_count, len(plans), free, batch,
                compute_mb, transfer_mb, makespan, source)  # fmt: skip
     return RefinedSplit(row=row, timeline=timeline if record else None)
+
+
+def head_s(
+    workload: TrainWorkload, refine: Refinements, tokens: Any, flops_per_s: Any, mem_gbps: Any
+) -> tuple[Any, Any]:
+    """(forward, backward) seconds of the LM head and the loss (lm_head.head_seconds) for
+    `tokens` tokens: trained under full fine-tuning; the unfused FP32 loss under the stacks
+    whose eager traffic is counted (the transformers ones). A pipeline's last stage carries
+    them, and the stage evaluated stands for the slowest."""
+    if not refine.lm_head:
+        return 0.0, 0.0
+    return head_seconds(
+        workload.model,
+        trained=workload.full_finetune,
+        unfused_loss=workload.eager_traffic is not None,
+        tokens=tokens,
+        flops_per_s=flops_per_s,
+        mem_gbps=mem_gbps,
+    )
 
 
 def layer_dequant_s(

@@ -32,6 +32,7 @@ from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     LayerPlan,
     activation_gib_per_sequence,
+    head_s,
     held_gib,
     resident_order,
     split_row,
@@ -236,6 +237,11 @@ def _group(
         + uses_bwd * dequant
         + traffic_bwd
     )
+    head_fwd, head_bwd = head_s(
+        workload, ALL_REFINEMENTS, batch * workload.seq_len, flops_per_s, hw.mem_gbps
+    )
+    forward[-1] += head_fwd
+    backward[-1] += head_bwd
     compute_mb = _sequential_sum(forward) + _sequential_sum(backward)
     load, source = _load_s(stage, hw, gpus)
     transfer_mb = LOADS_PER_MICRO_BATCH * _sequential_sum(load)
