@@ -27,8 +27,9 @@ TERA = 1e12
 BITS_PER_BYTE = 8
 
 # Effective host-to-GPU bandwidth of an x16 link per PCIe generation, GB/s (reference-model.md
-# §7: Gen4 x16 22 GB/s, Gen5 x16 44 GB/s, "x8 halves it"; Gen3 as half of Gen4).
-PCIE_X16_GBPS_BY_GEN: dict[int, float] = {3: 11.0, 4: 22.0, 5: 44.0}
+# §7: Gen4 x16 22 GB/s, Gen5 x16 44 GB/s, "x8 halves it"; Gen3 as half of Gen4, Gen6 as twice
+# Gen5: each generation doubles the transfer rate, PCI-SIG's 16, 32 and 64 GT/s).
+PCIE_X16_GBPS_BY_GEN: dict[int, float] = {3: 11.0, 4: 22.0, 5: 44.0, 6: 88.0}
 FULL_LINK_LANES = 16
 # DDR transfers 8 bytes per channel per transfer (a 64-bit channel).
 BYTES_PER_MEMORY_TRANSFER = 8

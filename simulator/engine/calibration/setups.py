@@ -161,11 +161,47 @@ MODEL_ALIASES: dict[str, str] = {
     "gemma4 26b a4b": "gemma-4-26b-a4b",
     "gemma 4 31b": "gemma-4-31b",
     "gemma4 31b": "gemma-4-31b",
+    "glm-4.5": "glm-4.5",
+    "glm 4.5": "glm-4.5",
+    # GLM-4.6: no config.json copy found; GLM-4.5's (verbatim) and GLM-4.7's share every
+    # architecture key but the context (131,072 against 202,752), and GLM-4.6 is listed at
+    # 355 B with a 202,752-token context (Xinference's model docs), as GLM-4.7 is
+    "glm 4.6": "glm-4.7",
+    "glm-4.6": "glm-4.7",
+    "glm 4 32b 0414": "glm-4-32b-0414",
+    "glm-4-32b-0414": "glm-4-32b-0414",
+    "glm4 32b 0414": "glm-4-32b-0414",
+    "ministral 3 8b": "ministral-3-8b",
+    "ministral3 8b": "ministral-3-8b",
+    "phi 4 mini instruct": "phi-4-mini",
+    "phi-4-mini": "phi-4-mini",  # Phi-4-mini-flash-reasoning is another architecture
+    "phi 3 medium": "phi-3-medium-4k",
+    "phi3 medium": "phi-3-medium-4k",
+    "gemma 3 1b": "gemma-3-1b",
+    "gemma3 1b": "gemma-3-1b",
+    "qwen3 1.7b": "qwen3-1.7b",
+    "qwen 3 1.7b": "qwen3-1.7b",
+    "qwen3-1.7b": "qwen3-1.7b",
+    "qwen2.5 3b": "qwen2.5-3b",
+    "qwen 2.5 3b": "qwen2.5-3b",
+    "qwen2.5 vl 7b": "qwen2.5-vl-7b",
+    "qwen 2.5 vl 7b": "qwen2.5-vl-7b",
+    "dots.llm1.inst": "dots-llm1",
+    # DeepSeek-V3-0324 and V3.1 keep V3's every sizing key (their config.json snapshots in
+    # hlky/dinoml_v2@6b8c0acb, read 2026-11-28); the TNG R1T/R1T2 "Chimera" models are merges
+    # of R1-0528, R1 and V3-0324 weights, so V3's shape (tagged deepseek_v3, 685 B on HF)
+    "deepseek v3 0324": "deepseek-v3",
+    "deepseek v3.1": "deepseek-v3",
+    "deepseek tng r1t2 chimera": "deepseek-v3",
+    "deepseek r1t2 chimera": "deepseek-v3",
+    "deepseek r1t chimera": "deepseek-v3",
+    "mistral small 3.2 24b": "mistral-small-3.1-24b",  # the same text_config as 3.1's
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
 SIZED_ALIASES: dict[str, tuple[str, ...]] = {
     "llama 70b": ("llama-2-70b", "llama-3.1-70b"),
+    "llama 1b": ("llama-3.2-1b", "tinyllama-1.1b"),  # llama-bench's label for either
     # an expert-pruned "MiniMax-M2.5-REAP-139B" keeps the name, not the shape: the count tells
     "minimax m2.5": ("minimax-m2.5",),
 }
@@ -408,6 +444,11 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             row.category == "training_moe_offload",
             "LoRA training with routed experts computed on the CPU (KTransformers AMX) is not "
             "in the training engine, which keeps or streams whole layers on the GPU",
+        ),
+        (
+            "h20-3e" in str(row.hardware.get("gpu", "")).lower(),
+            "no datasheet entry for the H20-3e (141 GB of HBM3e): the device table's H20 is "
+            "the 96 GB card, and the 3e's bandwidth has no source it could cite",
         ),
         (
             "not stated" in str(row.hardware.get("gpu", "")),
