@@ -217,6 +217,10 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("torchtune", TORCHTUNE),
     ("torchtitan", TORCHTUNE),  # PyTorch-native FSDP2 training, torchtune's stack
     ("megatron", MEGATRON),
+    # NeMo AutoModel is "a PyTorch DTensor-native SPMD library" training Hugging Face models
+    # with FSDP2 (docs.nvidia.com/nemo/automodel/latest/about/), torchtitan's and torchtune's
+    # stack, not Megatron-Core
+    ("nemo automodel", TORCHTUNE),
     ("nemo", MEGATRON),
     ("unsloth", UNSLOTH),
     ("axolotl", HF_TRANSFORMERS),
@@ -1210,6 +1214,13 @@ OTHER_PEFT_METHODS = re.compile(
 )
 
 
+# "TP2", "tensor parallel 4", "TP=8" in a training row's parallelism: two or more GPUs share
+# each layer's products.
+TRAINING_TENSOR_PARALLEL = re.compile(
+    r"\btp\s*=?\s*([2-9]|\d{2,})\b|tensor[- ]parallel\w*\s*=?\s*([2-9]|\d{2,})\b"
+)
+
+
 def train_setup(row: MeasurementRow) -> TrainSetup:
     """A fine-tuning row through the training engine in refined mode: LoRA on a BF16 base is
     the engine's BF16 format, QLoRA its NF4, full fine-tuning BF16 with every weight trained;
@@ -1227,6 +1238,12 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         )
     gpu, count = _gpus(row)
     w = row.workload
+    if TRAINING_TENSOR_PARALLEL.search(str(w.get("parallelism", "")).lower()):
+        raise NotModeled(
+            "tensor-parallel training (each layer's products split over GPUs, with all-reduces "
+            "of the activations in every layer's forward and backward) is not in the training "
+            "engine, whose GPUs each hold whole layers"
+        )
     rank = w.get("lora_rank")
     if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
         rank = TORCHTUNE_LORA_RANK.get(method, DEFAULT_LORA_RANK)

@@ -115,7 +115,7 @@ def test_a_figure_whose_tokens_are_not_pinned_is_listed_with_the_reason(
 
 
 def test_gpus_sharing_one_replica_need_the_global_batch() -> None:
-    row = _row("s/it", "training speed", parallelism="Megatron-LM TP2")
+    row = _row("s/it", "training speed", parallelism="sequence parallel 2 (Ulysses)")
     two = row_from_json(_as_json(row, hardware={"gpu": "NVIDIA H200", "gpu_count": 2}), "rows[0]")
     prediction = predict_row(two)
     assert not prediction.modeled

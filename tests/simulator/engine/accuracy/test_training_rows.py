@@ -63,3 +63,32 @@ def test_a_peft_method_that_is_not_lora_is_listed_with_the_reason(method: str) -
     prediction = predict_row(_train_row(quant=f"BF16 base ({method})"))
     assert not prediction.modeled
     assert "is not LoRA" in prediction.reason
+
+
+@pytest.mark.parametrize("parallelism", ["FSDP2 (FSDP 4) + TP2", "Megatron TP4 + SP", "TP=8"])
+def test_tensor_parallel_training_is_listed_with_the_reason(parallelism: str) -> None:
+    row = _train_row(
+        hardware={"gpu": "H100 SXM", "gpu_count": 8},
+        workload={"phase": "train", "method": "LoRA", "batch_size": 2, "seq_len": 4096,
+                  "parallelism": parallelism},
+    )  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "tensor-parallel training" in prediction.reason
+
+
+def test_one_tensor_parallel_rank_is_data_parallel_training() -> None:
+    row = _train_row(
+        engine="Megatron-Bridge",
+        hardware={"gpu": "H100 SXM", "gpu_count": 8},
+        workload={"phase": "train", "method": "LoRA", "batch_size": 1, "seq_len": 4096,
+                  "parallelism": "TP1 PP4"},
+    )  # fmt: skip
+    assert "tensor-parallel" not in predict_row(row).reason
+
+
+def test_nemo_automodel_is_a_pytorch_native_fsdp2_stack_not_megatron() -> None:
+    automodel = _setup(_train_row(engine="NeMo AutoModel (PyTorch backend, TE kernels)"))
+    megatron = _setup(_train_row(engine="NeMo Megatron-Bridge"))
+    assert automodel.runtime == "torchtune"
+    assert megatron.runtime == "megatron"
