@@ -99,7 +99,7 @@ def predicted_value(setup: Setup, efficiency: Efficiency, unit: str = "tok/s") -
     value, bound = _machine_value(setup, efficiency)
     if isinstance(setup, TrainSetup) and setup.figure is not None:
         return setup.figure.published(value), bound
-    if per_gpu(unit):
+    if per_gpu(unit) or (isinstance(setup, TrainSetup) and setup.per_gpu):
         value /= setup.request.hardware.gpu_count
     return value / tokens_per_s_scale(unit), bound
 

@@ -91,6 +91,7 @@ MODEL_ALIASES: dict[str, str] = {
     "mistral small 3.1 24b": "mistral-small-3.1-24b",
     "mixtral 8x7b": "mixtral-8x7b",  # Instruct v0.1 keeps the base model's config.json shape
     "llama3 70b": "llama-3.1-70b",
+    "llama3 8b": "llama-3.1-8b",
     "mixtral 8x22b": "mixtral-8x22b",
     "phi 3 mini": "phi-3-mini-4k",
     "qwen2.5 7b": "qwen2.5-7b",
@@ -336,6 +337,8 @@ class TrainSetup:
     runtime: str
     # a figure published as a time per step or a rate of samples: the tokens it holds
     figure: StepFigure | None = None
+    # tokens/s of each GPU though the unit does not say so (`figure_per_gpu`)
+    per_gpu: bool = False
 
 
 Setup = InferSetup | TrainSetup
@@ -439,8 +442,7 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "the source does not say whether its tokens/s is per GPU or the machine's",
         ),
         (
-            row.workload.get("phase") == "train"
-            and bool(re.search(r"float8|\bfp8\b", f"{row.engine} {row.quant}".lower())),
+            row.workload.get("phase") == "train" and _fp8_training(row),
             "FP8 training (torchao float8, Transformer Engine) is not in the training engine, "
             "whose GEMMs run in BF16",
         ),
@@ -470,6 +472,19 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         ),
     )
     return next((reason for applies, reason in rules if applies), None)
+
+
+FP8 = re.compile(r"float8|\bfp8\b")
+BF16 = re.compile(r"\bbf16\b|bfloat16")
+
+
+def _fp8_training(row: MeasurementRow) -> bool:
+    """FP8 GEMMs: the row's precision says so, or its stack does and the precision does not
+    say BF16 (a float8 study's BF16 baseline runs BF16)."""
+    precision = row.quant.lower()
+    if FP8.search(precision):
+        return True
+    return bool(FP8.search(row.engine.lower())) and not BF16.search(precision)
 
 
 # What a published figure that is not tokens per second measures, by its unit.
@@ -1280,7 +1295,18 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     workload = replace(workload, activation_checkpointing=checkpointing_of(row, workload, hardware))
     request = SimulationRequest(workload=workload, hardware=hardware)
     figure = step_figure(row, count, workload.parallelism) if is_step_figure(row) else None
-    return TrainSetup(request=request, runtime=runtime, figure=figure)
+    return TrainSetup(request=request, runtime=runtime, figure=figure, per_gpu=figure_per_gpu(row))
+
+
+# Trainers whose logged tokens/s is each GPU's whatever the unit says: torchtitan's
+# `tps = ntokens_since_last_log / (time_delta * parallel_dims.non_data_parallel_size)`, "tokens
+# per second per device" (torchtitan/components/metrics.py).
+PER_DEVICE_LOGGERS = re.compile(r"\btorchtitan\b")
+
+
+def figure_per_gpu(row: MeasurementRow) -> bool:
+    """Whether the row's tokens/s is each GPU's: the unit says so, or its trainer logs so."""
+    return per_gpu(row.unit) or bool(PER_DEVICE_LOGGERS.search(row.engine.lower()))
 
 
 def row_setup(row: MeasurementRow) -> Setup:

@@ -92,3 +92,31 @@ def test_nemo_automodel_is_a_pytorch_native_fsdp2_stack_not_megatron() -> None:
     megatron = _setup(_train_row(engine="NeMo Megatron-Bridge"))
     assert automodel.runtime == "torchtune"
     assert megatron.runtime == "megatron"
+
+
+def test_a_float8_studys_bf16_baseline_is_bf16_training() -> None:
+    engine = "torchtitan + torchao float8, torch.compile"
+    row = _train_row(
+        engine=engine, quant="BF16", hardware={"gpu": "H100 SXM", "gpu_count": 8},
+        workload={"phase": "train", "method": "Full training", "batch_size": 1,
+                  "seq_len": 8192, "gradient_checkpointing": True, "parallelism": "FSDP2"},
+    )  # fmt: skip
+    assert predict_row(row).modeled
+    fp8 = predict_row(_train_row(engine=engine, quant="float8 rowwise"))
+    assert not fp8.modeled
+    assert "FP8 training" in fp8.reason
+
+
+def test_torchtitans_logged_tokens_per_second_are_each_gpus() -> None:
+    """torchtitan divides its tokens by the time and by the GPUs that share them ("tokens per
+    second per device"), whatever the row's unit calls it."""
+    body: dict[str, Any] = {
+        "quant": "BF16", "hardware": {"gpu": "H100 SXM", "gpu_count": 8},
+        "workload": {"phase": "train", "method": "Full training", "batch_size": 1,
+                     "seq_len": 8192, "gradient_checkpointing": True, "parallelism": "FSDP2"},
+    }  # fmt: skip
+    titan = predict_row(_train_row(engine="torchtitan (torch 2.7)", **body))
+    tune = predict_row(_train_row(engine="torchtune (torch 2.7)", **body))
+    assert titan.predicted is not None
+    assert tune.predicted is not None
+    assert titan.predicted == pytest.approx(tune.predicted / 8)
