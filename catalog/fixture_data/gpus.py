@@ -31,6 +31,8 @@ GPUS = [
     device_part(123, Gpu, "rtx-pro-6000-blackwell-max-q"),
     device_part(124, Gpu, "radeon-rx-7900-xtx"),
     device_part(125, Gpu, "radeon-rx-7900-xt"),
+    device_part(126, Gpu, "rtx-3060-12gb"),
+    device_part(127, Gpu, "rtx-3080"),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-125 have no row

@@ -27,6 +27,11 @@ from dataclasses import dataclass
 
 READ_ON = "2026-11-26"
 READ_ON_28 = "2026-11-28"  # the second search, for parts with no published price yet
+# PCPartPicker's listings as docyx/pc-part-dataset stored them ("Last updated: July 23, 2025")
+PC_PART_DATASET = (
+    "https://github.com/docyx/pc-part-dataset/blob/06ffc8eec068db5e8145e012ad2ec11e56a7c969/"
+    "data/json/video-card.json"
+)
 PAGE = "page"
 READ = "read"
 
@@ -194,6 +199,36 @@ PRICE_OBSERVATIONS = [
             "while the RX 7900 XT will start at $899.",
         )
         for pk, amount in ((124, "999"), (125, "899"))
+    ),
+    # PCPartPicker's listed prices as of 2025-07-23, as the pc-part-dataset repository
+    # scraped them (the listing names the partner card); and NVIDIA's launch MSRPs.
+    SourcedPrice(
+        part_pk=126, amount="299.97", currency="USD", condition="new",
+        vendor="PCPartPicker (MSI GeForce RTX 3060 Ventus 2X 12G)", region="US",
+        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
+        quote='"name":"MSI GeForce RTX 3060 Ventus 2X 12G","price":299.97,'
+        '"chipset":"GeForce RTX 3060 12GB"',
+    ),
+    SourcedPrice(
+        part_pk=126, amount="329", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Wccftech)", region="US",
+        source_url="https://wccftech.com/nvidia-geforce-rtx-3060-12-gb-gddr6-graphics-card-"
+        "official-ampere-ga106-gpu-launching-in-february-for-329-us/",
+        observed_on="2021-01-12", dated=PAGE,
+        quote="The graphics card will feature a reference MSRP of $329 US",
+    ),
+    SourcedPrice(
+        part_pk=127, amount="699", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (HotHardware)", region="US",
+        source_url="https://hothardware.com/news/nvidia-geforce-rtx-3060-launch-feb-25-what-expect",
+        observed_on="2021-02-08", dated=PAGE, quote="GeForce RTX 3080: $699 ... Those are MSRPs",
+    ),
+    SourcedPrice(
+        part_pk=127, amount="779", currency="USD", condition="new",
+        vendor="PCPartPicker (MSI GeForce RTX 3080 GAMING X TRIO 10G)", region="US",
+        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
+        quote='"name":"MSI GeForce RTX 3080 GAMING X TRIO 10G","price":779,'
+        '"chipset":"GeForce RTX 3080 10GB"',
     ),
     # --- Systems --------------------------------------------------------------------
     SourcedPrice(
