@@ -846,6 +846,20 @@ def _ubatch_of(row: MeasurementRow) -> int | None:
     return _int_after(r"(?:\bub|\bubatch|-ub|n_ubatch)\s*=?\s*(\d+)", text)
 
 
+# A prompt's length as a benchmark script prints it rounded ("prompt tokens '21K' (as
+# printed)"): thousands of tokens, a count rounded for display (not a power-of-two size).
+PRINTED_PROMPT = re.compile(r"prompt tokens '(\d+(?:\.\d+)?)k'")
+
+
+def _prompt_tokens(row: MeasurementRow) -> int | None:
+    """The prompt's tokens: stated as a number, or as a script printed it rounded."""
+    stated = row.workload.get("prompt_tokens")
+    if isinstance(stated, int) and not isinstance(stated, bool):
+        return stated
+    printed = PRINTED_PROMPT.search(str(row.workload.get("test", "")).lower())
+    return round(float(printed.group(1)) * 1000) if printed else None
+
+
 def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
     """("prefill", prompt tokens, depth) or ("decode", mean context, 0) from the row's
     workload. llama-bench's `@ dN` (or a stated `context_depth`) is the tokens already in the
@@ -863,12 +877,12 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
         return "decode", depth + n // 2, 0
     phase = str(w.get("phase", ""))
     if phase == "prefill":
-        tokens = w.get("prompt_tokens") or _int_after(r"(\d+)-token prompt", str(w.get("notes")))
+        tokens = _prompt_tokens(row) or _int_after(r"(\d+)-token prompt", str(w.get("notes")))
         if not isinstance(tokens, int):
             raise NotModeled("prefill row without a prompt length")
         return "prefill", tokens, depth
     if phase == "decode" and int(w.get("batch", 1) or 1) == 1:
-        prompt, gen = w.get("prompt_tokens"), w.get("gen_tokens")
+        prompt, gen = _prompt_tokens(row), w.get("gen_tokens")
         if isinstance(prompt, int) and isinstance(gen, int):  # the mean context of the run
             return "decode", depth + prompt + gen // 2, 0
         return "decode", depth + DEFAULT_DECODE_CONTEXT, 0

@@ -385,11 +385,11 @@ def test_a_training_row_without_its_sequence_length_is_not_modeled_with_the_reas
 
 @pytest.mark.parametrize(
     ("named", "found"),
-    [("NVIDIA GeForce RTX 3080", True), ("NVIDIA GeForce RTX 3080 Ti", False),
+    [("NVIDIA GeForce RTX 5080", True), ("NVIDIA GeForce RTX 5080 SUPER", False),
      ("RTX 4080 SUPER 16GB", True), ("AMD Radeon RX 7900 XTX", True)],
 )  # fmt: skip
 def test_a_card_named_with_another_tier_is_not_the_base_card(named: str, found: bool) -> None:
-    """ "RTX 3080 Ti" holds "RTX 3080" but is another card, with no record of its own."""
+    """ "RTX 5080 SUPER" holds "RTX 5080" but is another card, with no record of its own."""
     prediction = predict_row(_row(hardware={"gpu": named, "gpu_count": 1}))
     assert ("no datasheet entry" not in (prediction.reason or "")) is found
 
@@ -406,3 +406,16 @@ def test_llama_cpp_named_on_an_apple_system_is_its_metal_backend(system: str, ru
     assert isinstance(setup, InferSetup)
     assert setup.request.workload.runtime == runtime
     assert predict_row(row).runtime == runtime
+
+
+def test_a_prompt_printed_in_thousands_is_read_as_its_tokens() -> None:
+    """A script that prints "21K" prompt tokens ran a prompt of about 21,000: a prefill of
+    that length, and a decode after it (its mean context 21,000 + half the output)."""
+    prefill = row_setup(_row(workload={"phase": "prefill", "batch": 1,
+                                       "test": "prompt tokens '21K' (as printed)"}))  # fmt: skip
+    decode = row_setup(_row(workload={"phase": "decode", "batch": 1, "gen_tokens": 512,
+                                      "test": "prompt tokens '21K' (as printed)"}))  # fmt: skip
+    assert isinstance(prefill, InferSetup)
+    assert isinstance(decode, InferSetup)
+    assert prefill.request.workload.prompt_tokens == 21000
+    assert decode.request.workload.context == 21000 + 256
