@@ -29,10 +29,10 @@ from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     LayerPlan,
     Refinements,
-    activation_gib_per_sequence,
     head_s,
     layer_dequant_s,
     layer_traffic_s,
+    sequence_gib,
     stage_layers,
 )
 from simulator.engine.train.workload import DDP, FSDP, TrainWorkload
@@ -80,7 +80,7 @@ def data_parallel_peak_gib(
 ) -> float | None:
     """Peak GPU memory at `max_micro_batch` sequences (None when that does not fit)."""
     plans = stage_layers(workload, 1, refine)
-    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    per_sequence = sequence_gib(plans, workload, refine)
     peak = _held_gib(workload, hw, plans) + workload.max_micro_batch * per_sequence
     return peak if peak <= hw.require_gpu().vram_gib else None
 
@@ -96,7 +96,7 @@ def data_parallel_split(
     trained = trained_params(workload, plans)
     state_bytes = OPTIMIZER_STATE_BYTES[workload.optimizer]
     free = gpu.vram_gib - _held_gib(workload, hw, plans)
-    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    per_sequence = sequence_gib(plans, workload, refine)
     batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
     if batch < 1:
         return None

@@ -15,6 +15,12 @@
   gradient (12 B), the downcast reads 4 B and writes 2 B (22 B a logit). Charged at the
   streaming bandwidth the eager elementwise work runs at (compute.eager_traffic_seconds).
   Stacks that fuse or chunk the loss (Unsloth, Liger, torchtune) move no such bytes.
+- That loss's memory: at the start of its backward log-softmax's saved FP32 output (4 B a
+  logit), the dense NLL gradient (4 B) and log-softmax's input gradient (4 B) are held at
+  once, 12 B a logit on top of the layers' saved activations. The planner's H200 runs
+  (benchmarks/results/calibration-nvidia-h200-2026-11-28-*.json) imply 11-13 B: Llama 3.1 8B
+  (C002: LoRA, 2 × 4,096 tokens, checkpointing) peaked at 29.4 GiB where the layers come to
+  17.0 GiB, and 8,192 × 128,256 × 12 B = 11.7 GiB more gives 28.7.
 """
 
 from __future__ import annotations
@@ -25,9 +31,11 @@ import numpy as np
 
 from simulator.engine.model.config import ModelShape
 from simulator.engine.train.compute import MATMUL_FLOPS_PER_PARAM, eager_traffic_seconds
+from simulator.engine.units import GIB
 
 HF_LOSS_FORWARD_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
 HF_LOSS_BACKWARD_BYTES_PER_LOGIT = 4 + (4 + 4 + 4) + (4 + 2)
+HF_LOSS_HELD_BYTES_PER_LOGIT = 4 + 4 + 4
 
 
 def head_flops_per_token(model: ModelShape, trained: bool) -> tuple[float, float]:
@@ -71,3 +79,10 @@ def head_seconds(
 def _known(seconds: Any) -> Any:
     """0 where a GPU's bandwidth is unknown (NaN in a sweep's arrays)."""
     return np.where(np.isnan(seconds), 0.0, seconds) if isinstance(seconds, np.ndarray) else seconds
+
+
+def loss_gib_per_sequence(model: ModelShape, seq_len: int, unfused: bool) -> float:
+    """GiB the unfused loss holds for one sequence at its peak (none when fused)."""
+    if not unfused:
+        return 0.0
+    return seq_len * model.vocab_size * HF_LOSS_HELD_BYTES_PER_LOGIT / GIB

@@ -45,7 +45,7 @@ from simulator.engine.train.compute import (
     forward_flops_per_sequence,
     lora_forward_flops_per_sequence,
 )
-from simulator.engine.train.lm_head import head_seconds
+from simulator.engine.train.lm_head import head_seconds, loss_gib_per_sequence
 from simulator.engine.train.memory import (
     GIB,
     budget_gib_per_sequence,
@@ -204,6 +204,17 @@ def activation_gib_per_sequence(plans: list[LayerPlan], checkpointing: bool) -> 
     return max(sizes) if checkpointing else sum(sizes)
 
 
+def sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refinements) -> float:
+    """VRAM one more sequence of micro-batch takes: the layers' activations as checkpointing
+    keeps them, and the unfused loss's logits (lm_head.loss_gib_per_sequence) under the
+    stacks whose eager traffic is counted."""
+    activations = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    if not refine.lm_head:
+        return activations
+    unfused = workload.eager_traffic is not None
+    return activations + loss_gib_per_sequence(workload.model, workload.seq_len, unfused)
+
+
 def resident_order(plans: list[LayerPlan]) -> list[int]:
     """Which layers become resident first: dense (small) ones, then evenly spaced others, so
     resident layers interleave with streamed ones and lend the link their compute time."""
@@ -328,7 +339,7 @@ def evaluate_refined(
     """One split (the first `resident_count` layers of `resident_order` kept on the GPU)."""
     resident = frozenset(resident_order(plans)[:resident_count])
     free = _free_gib(plans, resident, hw.require_gpu().vram_gib)
-    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    per_sequence = sequence_gib(plans, workload, refine)
     batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
     if batch < 1:
         return None
@@ -541,7 +552,7 @@ def resident_peak_gib(
     when that does not fit."""
     plans = stage_layers(workload, hw.gpu_count, refine)
     free = _free_gib(plans, frozenset(range(len(plans))), hw.require_gpu().vram_gib)
-    per_sequence = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    per_sequence = sequence_gib(plans, workload, refine)
     activations = workload.max_micro_batch * per_sequence
     return None if activations > free else hw.require_gpu().vram_gib - free + activations
 

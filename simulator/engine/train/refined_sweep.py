@@ -31,10 +31,10 @@ from simulator.engine.train.reference import TIE_TOLERANCE, SplitResult
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     LayerPlan,
-    activation_gib_per_sequence,
     head_s,
     held_gib,
     resident_order,
+    sequence_gib,
     split_row,
     stage_layers,
     traffic_bytes,
@@ -101,7 +101,7 @@ def _stage(workload: TrainWorkload, gpu_count: int) -> _Stage:
         held_gib=np.asarray(held),
         streamed_gib=np.asarray(streamed_gib),
         largest_streamed_gib=np.asarray(largest),
-        per_sequence_gib=activation_gib_per_sequence(plans, workload.activation_checkpointing),
+        per_sequence_gib=sequence_gib(plans, workload, ALL_REFINEMENTS),
     )
     for array in (stage.streamed, stage.position, stage.streamed_count, stage.held_gib,
                   stage.streamed_gib, stage.largest_streamed_gib):  # fmt: skip

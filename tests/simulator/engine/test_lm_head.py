@@ -19,12 +19,18 @@ from simulator.engine.simulate import simulate
 from simulator.engine.train.batch import best_splits
 from simulator.engine.train.compute import DEQUANT_BANDWIDTH_EFFICIENCY, PEFT_EAGER_TRAFFIC
 from simulator.engine.train.data_parallel import data_parallel_split
-from simulator.engine.train.lm_head import head_flops_per_token, head_seconds
+from simulator.engine.train.lm_head import (
+    head_flops_per_token,
+    head_seconds,
+    loss_gib_per_sequence,
+)
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
     Refinements,
     head_s,
     refined_curve,
+    sequence_gib,
+    stage_layers,
     without,
 )
 from simulator.engine.train.workload import DDP, MODE_REFINED, TrainWorkload
@@ -123,3 +129,18 @@ def test_the_vectorised_path_gives_what_simulate_gives(checkpointing: bool) -> N
     grid = [_h200(count) for count in (1, 2)]
     expected = [simulate(SimulationRequest(workload=workload, hardware=hw)).best for hw in grid]
     assert best_splits(workload, grid) == expected
+
+
+def test_the_unfused_loss_holds_twelve_bytes_a_logit_per_sequence() -> None:
+    """Log-softmax's saved FP32 output, the dense NLL gradient and log-softmax's input
+    gradient, at once at the start of the loss's backward."""
+    eager, fused = _workload(), _workload(eager_traffic=None)
+    plans = stage_layers(eager, 1, ALL_REFINEMENTS)
+    logits_gib = 4096 * 151936 * 12 / 1024**3
+    assert loss_gib_per_sequence(QWEN3_06B, 4096, unfused=True) == pytest.approx(logits_gib)
+    assert sequence_gib(plans, eager, ALL_REFINEMENTS) == pytest.approx(
+        sequence_gib(plans, fused, ALL_REFINEMENTS) + logits_gib
+    )
+    assert sequence_gib(plans, eager, without(ALL_REFINEMENTS, "lm_head")) == pytest.approx(
+        sequence_gib(plans, fused, ALL_REFINEMENTS)
+    )
