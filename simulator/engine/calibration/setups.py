@@ -767,6 +767,9 @@ def runtime_of(row: MeasurementRow) -> str:
 
 
 MLX_BITS = re.compile(r"\b([2-8])[- ]?bit\b", re.IGNORECASE)
+# "i1-Q4_K_M": mradermacher's name for a quant chosen with an importance matrix; the file's
+# type is the one named after the prefix.
+IMATRIX_PREFIX = re.compile(r"^i1-", re.IGNORECASE)
 
 
 def _quant(row: MeasurementRow, moe: bool) -> object:
@@ -779,7 +782,7 @@ def _quant(row: MeasurementRow, moe: bool) -> object:
         return "BF16"
     if row.quant.split()[0].strip().upper() == "FP16":  # IEEE half, ggml's F16
         return "F16"
-    name = _mix_base(row.quant) or row.quant.split()[0].strip()
+    name = _mix_base(row.quant) or IMATRIX_PREFIX.sub("", row.quant.split()[0].strip())
     if moe and name.upper() in EXPERT_ONLY_TYPES:
         return {"default": "Q8_0", "experts": name}
     return name
@@ -798,6 +801,7 @@ MIX_NAMES_AS_TYPE = (  # matched against its first word, the type's name
     re.compile(r"^UD-(\w+?)(?:_X+L)?$", re.IGNORECASE),
     re.compile(r"^mix-(\w+)$", re.IGNORECASE),
     re.compile(r"^(Q\d_K)_(?:M|R4|R8)$", re.IGNORECASE),
+    re.compile(r"^(\w+?)/\w+$"),  # "IQ4_K_R4/IQ5_K_R4": experts of two types, the first's
 )
 
 

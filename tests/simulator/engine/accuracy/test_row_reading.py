@@ -419,3 +419,28 @@ def test_a_prompt_printed_in_thousands_is_read_as_its_tokens() -> None:
     assert isinstance(decode, InferSetup)
     assert prefill.request.workload.prompt_tokens == 21000
     assert decode.request.workload.context == 21000 + 256
+
+
+@pytest.mark.parametrize(
+    ("quant", "bits"), [("IQ4_NL_R4", 4.5), ("IQ4_XS_R4", 4.25), ("i1-Q4_K_M", None)]
+)
+def test_repacked_and_imatrix_types_read_as_their_base_types_bytes(
+    quant: str, bits: float | None
+) -> None:
+    """ik_llama.cpp's _R4 repacks interleave four rows' blocks (the base type's bytes);
+    "i1-" names a quant chosen with an importance matrix, whose type follows the prefix."""
+    setup = row_setup(_row(quant=quant))
+    assert isinstance(setup, InferSetup)
+    scheme = setup.request.workload.quant
+    base = weight_scheme(quant.removeprefix("i1-").removesuffix("_R4"))
+    assert scheme.dense.bits_per_weight == (bits or base.dense.bits_per_weight)
+    assert scheme.dense.bits_per_weight == base.dense.bits_per_weight
+
+
+def test_experts_of_two_types_read_as_the_first_scaled_to_the_file() -> None:
+    row = _row(model="Qwen3-30B-A3B", quant="IQ4_K_R4/IQ5_K_R4 experts + Q8_0 (17.57 GiB)")
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    plain = row_setup(_row(model="Qwen3-30B-A3B", quant="IQ4_K_R4"))
+    assert isinstance(plain, InferSetup)
+    assert setup.request.workload.quant != plain.request.workload.quant  # scaled to 17.57 GiB
