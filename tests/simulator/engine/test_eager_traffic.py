@@ -9,11 +9,11 @@ from dataclasses import replace
 import pytest
 
 from simulator.engine import SimulationRequest
-from simulator.engine.devices import Gpu, require_device
 from simulator.engine.formats.training import quant_format
-from simulator.engine.hardware import GpuSpec, Hardware, gpu_spec
+from simulator.engine.hardware import Hardware
+from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import dense_layer
-from simulator.engine.model.lora import LoraConfig, projection_width
+from simulator.engine.model.lora import projection_width
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
 from simulator.engine.train.batch import best_splits
@@ -23,7 +23,8 @@ from simulator.engine.train.compute import (
     PEFT_EAGER_TRAFFIC,
 )
 from simulator.engine.train.refined import ALL_REFINEMENTS, layer_traffic_s, stage_layers
-from simulator.engine.train.workload import MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import TrainWorkload
+from tests.simulator.engine.peft_workloads import gpu, h200, peft_workload
 
 LLAMA_8B = load_model("llama-3.1-8b")
 
@@ -43,28 +44,8 @@ def test_peft_bytes_are_the_layers_plus_the_adapted_projections() -> None:
     assert HF_EAGER_TRAFFIC.backward_bytes(width, adapted, rank) == pytest.approx(22.8 * width)
 
 
-def _workload(**changes: object) -> TrainWorkload:
-    base = TrainWorkload(
-        model=LLAMA_8B,
-        quant=quant_format("BF16"),
-        lora=LoraConfig(rank=16),
-        seq_len=4096,
-        max_micro_batch=2,
-        mode=MODE_REFINED,
-        activation_checkpointing=False,
-        eager_traffic=PEFT_EAGER_TRAFFIC,
-    )
-    return replace(base, **changes)  # type: ignore[arg-type]
-
-
-def _gpu(slug: str) -> GpuSpec:
-    device = require_device(Gpu, slug, field="gpu")
-    assert isinstance(device, Gpu)
-    return gpu_spec(device)
-
-
-def _h200(count: int = 1) -> Hardware:
-    return Hardware(gpu=_gpu("h200-sxm"), gpu_count=count, ram_gib=512.0, pinned_gib=480.0)
+def _workload(model: ModelShape = LLAMA_8B, **changes: object) -> TrainWorkload:
+    return peft_workload(model, **changes)
 
 
 def test_a_layers_traffic_takes_its_bytes_at_streaming_bandwidth() -> None:
@@ -93,8 +74,8 @@ def test_traffic_slows_a_training_step_and_small_models_most() -> None:
     def slowdown(model: str) -> float:
         workload = _workload(model=load_model(model))
         fused = replace(workload, eager_traffic=None)
-        eager = simulate(SimulationRequest(workload=workload, hardware=_h200())).best
-        plain = simulate(SimulationRequest(workload=fused, hardware=_h200())).best
+        eager = simulate(SimulationRequest(workload=workload, hardware=h200())).best
+        plain = simulate(SimulationRequest(workload=fused, hardware=h200())).best
         return plain.tokens_per_s / eager.tokens_per_s
 
     small, large = slowdown("llama-3.2-1b"), slowdown("llama-3.1-8b")
@@ -105,8 +86,8 @@ def test_traffic_slows_a_training_step_and_small_models_most() -> None:
 @pytest.mark.parametrize("checkpointing", [False, True])
 def test_the_vectorised_path_gives_what_simulate_gives(checkpointing: bool) -> None:
     workload = _workload(activation_checkpointing=checkpointing, quant=quant_format("NF4"))
-    grid = [_h200(count) for count in (1, 2)] + [
-        Hardware(gpu=_gpu("rtx-4090"), gpu_count=count, ram_gib=128.0, pinned_gib=112.0)
+    grid = [h200(count) for count in (1, 2)] + [
+        Hardware(gpu=gpu("rtx-4090"), gpu_count=count, ram_gib=128.0, pinned_gib=112.0)
         for count in (1, 2, 4)
     ]
     expected = [simulate(SimulationRequest(workload=workload, hardware=hw)).best for hw in grid]

@@ -5,19 +5,15 @@ path gives."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from simulator.engine import SimulationRequest
-from simulator.engine.devices import Gpu, require_device
 from simulator.engine.formats.training import quant_format
-from simulator.engine.hardware import Hardware, gpu_spec
-from simulator.engine.model.lora import LoraConfig
+from simulator.engine.model.config import ModelShape
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
 from simulator.engine.train.batch import best_splits
-from simulator.engine.train.compute import DEQUANT_BANDWIDTH_EFFICIENCY, PEFT_EAGER_TRAFFIC
+from simulator.engine.train.compute import DEQUANT_BANDWIDTH_EFFICIENCY
 from simulator.engine.train.data_parallel import data_parallel_split
 from simulator.engine.train.lm_head import (
     head_flops_per_token,
@@ -33,29 +29,14 @@ from simulator.engine.train.refined import (
     stage_layers,
     without,
 )
-from simulator.engine.train.workload import DDP, MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import DDP, TrainWorkload
+from tests.simulator.engine.peft_workloads import h200, peft_workload
 
 QWEN3_06B = load_model("qwen3-0.6b")
 
 
-def _workload(**changes: object) -> TrainWorkload:
-    base = TrainWorkload(
-        model=QWEN3_06B,
-        quant=quant_format("BF16"),
-        lora=LoraConfig(rank=16),
-        seq_len=4096,
-        max_micro_batch=2,
-        mode=MODE_REFINED,
-        activation_checkpointing=False,
-        eager_traffic=PEFT_EAGER_TRAFFIC,
-    )
-    return replace(base, **changes)  # type: ignore[arg-type]
-
-
-def _h200(count: int = 1) -> Hardware:
-    device = require_device(Gpu, "h200-sxm", field="gpu")
-    assert isinstance(device, Gpu)
-    return Hardware(gpu=gpu_spec(device), gpu_count=count, ram_gib=512.0, pinned_gib=480.0)
+def _workload(model: ModelShape = QWEN3_06B, **changes: object) -> TrainWorkload:
+    return peft_workload(model, **changes)
 
 
 def test_the_heads_products_are_two_flops_per_hidden_times_vocabulary_entry() -> None:
@@ -99,7 +80,7 @@ def test_the_head_slows_a_small_vocabulary_heavy_model_most() -> None:
         workload = _workload(model=load_model(model))
 
         def best(refine: Refinements) -> float:
-            return max(row.tokens_per_s for row in refined_curve(workload, _h200(), refine))
+            return max(row.tokens_per_s for row in refined_curve(workload, h200(), refine))
 
         return best(without(ALL_REFINEMENTS, "lm_head")) / best(ALL_REFINEMENTS)
 
@@ -110,11 +91,11 @@ def test_the_head_slows_a_small_vocabulary_heavy_model_most() -> None:
 
 def test_data_parallel_adds_the_head_to_each_micro_batch() -> None:
     workload = _workload(parallelism=DDP, full_finetune=True)
-    with_head = data_parallel_split(workload, _h200(2))
-    plain = data_parallel_split(workload, _h200(2), without(ALL_REFINEMENTS, "lm_head"))
+    with_head = data_parallel_split(workload, h200(2))
+    plain = data_parallel_split(workload, h200(2), without(ALL_REFINEMENTS, "lm_head"))
     assert with_head is not None
     assert plain is not None
-    gpu = _h200().require_gpu()
+    gpu = h200().require_gpu()
     tokens = with_head.micro_batch * workload.seq_len
     flops_per_s = gpu.bf16_tflops * 1e12 * ALL_REFINEMENTS.utilization(workload.utilization, tokens)
     expected = sum(head_s(workload, ALL_REFINEMENTS, tokens, flops_per_s, gpu.mem_gbps))
@@ -126,7 +107,7 @@ def test_data_parallel_adds_the_head_to_each_micro_batch() -> None:
 @pytest.mark.parametrize("checkpointing", [False, True])
 def test_the_vectorised_path_gives_what_simulate_gives(checkpointing: bool) -> None:
     workload = _workload(activation_checkpointing=checkpointing, quant=quant_format("NF4"))
-    grid = [_h200(count) for count in (1, 2)]
+    grid = [h200(count) for count in (1, 2)]
     expected = [simulate(SimulationRequest(workload=workload, hardware=hw)).best for hw in grid]
     assert best_splits(workload, grid) == expected
 
