@@ -45,6 +45,7 @@ from simulator.engine.train.compute import (
     forward_flops_per_sequence,
     lora_forward_flops_per_sequence,
 )
+from simulator.engine.train.eager_memory import eager_saved_bytes_per_token
 from simulator.engine.train.lm_head import head_seconds, loss_gib_per_sequence
 from simulator.engine.train.memory import (
     GIB,
@@ -141,6 +142,9 @@ class LayerPlan:
     lora_params: int = 0  # its LoRA adapters' weights
     # Σ in + out features of its seven projections, for the eager traffic (EagerTraffic)
     layer_width: int = 0
+    # what a sequence leaves in the layer run eagerly without checkpointing (eager_memory.py);
+    # 0 for a layer the rule does not describe (MoE), whose working set stands for it
+    eager_gib_per_sequence: float = 0.0
 
 
 def stage_layers(workload: TrainWorkload, gpu_count: int, refine: Refinements) -> list[LayerPlan]:
@@ -193,6 +197,9 @@ def _stage_plans(
             params=total_params(shape),
             lora_params=0 if full_finetune else lora,
             layer_width=projection_width(shape),
+            eager_gib_per_sequence=s * eager_saved_bytes_per_token(
+                shape, None if full_finetune else lora_config, trained_base=full_finetune
+            ) / GIB if dense and not model.is_moe else 0.0,
         ))  # fmt: skip
     return tuple(plans)
 
@@ -206,13 +213,17 @@ def activation_gib_per_sequence(plans: list[LayerPlan], checkpointing: bool) -> 
 
 def sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refinements) -> float:
     """VRAM one more sequence of micro-batch takes: the layers' activations as checkpointing
-    keeps them, and the unfused loss's logits (lm_head.loss_gib_per_sequence) under the
-    stacks whose eager traffic is counted."""
-    activations = activation_gib_per_sequence(plans, workload.activation_checkpointing)
+    keeps them (without it, under the stacks whose eager traffic is counted, what autograd
+    saves in each eager layer: eager_memory.py), and the unfused loss's logits
+    (lm_head.loss_gib_per_sequence) under those stacks."""
+    eager = workload.eager_traffic is not None
+    if eager and not workload.activation_checkpointing:
+        activations = sum(p.eager_gib_per_sequence or p.gib_per_sequence for p in plans)
+    else:
+        activations = activation_gib_per_sequence(plans, workload.activation_checkpointing)
     if not refine.lm_head:
         return activations
-    unfused = workload.eager_traffic is not None
-    return activations + loss_gib_per_sequence(workload.model, workload.seq_len, unfused)
+    return activations + loss_gib_per_sequence(workload.model, workload.seq_len, eager)
 
 
 def resident_order(plans: list[LayerPlan]) -> list[int]:

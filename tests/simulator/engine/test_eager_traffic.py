@@ -86,9 +86,10 @@ def test_traffic_slows_a_training_step_and_small_models_most() -> None:
 @pytest.mark.parametrize("checkpointing", [False, True])
 def test_the_vectorised_path_gives_what_simulate_gives(checkpointing: bool) -> None:
     workload = _workload(activation_checkpointing=checkpointing, quant=quant_format("NF4"))
+    # without checkpointing an eager 8B layer keeps ~288 KB a token: 24 GB cards need 4 stages
     grid = [h200(count) for count in (1, 2)] + [
         Hardware(gpu=gpu("rtx-4090"), gpu_count=count, ram_gib=128.0, pinned_gib=112.0)
-        for count in (1, 2, 4)
+        for count in ((1, 2, 4) if checkpointing else (4,))
     ]
     expected = [simulate(SimulationRequest(workload=workload, hardware=hw)).best for hw in grid]
     assert best_splits(workload, grid) == expected

@@ -115,7 +115,9 @@ def test_the_vectorised_path_gives_what_simulate_gives(checkpointing: bool) -> N
 def test_the_unfused_loss_holds_twelve_bytes_a_logit_per_sequence() -> None:
     """Log-softmax's saved FP32 output, the dense NLL gradient and log-softmax's input
     gradient, at once at the start of the loss's backward."""
-    eager, fused = _workload(), _workload(eager_traffic=None)
+    # with checkpointing both keep the same activations (one layer's working set)
+    eager = _workload(activation_checkpointing=True)
+    fused = _workload(activation_checkpointing=True, eager_traffic=None)
     plans = stage_layers(eager, 1, ALL_REFINEMENTS)
     logits_gib = 4096 * 151936 * 12 / 1024**3
     assert loss_gib_per_sequence(QWEN3_06B, 4096, unfused=True) == pytest.approx(logits_gib)

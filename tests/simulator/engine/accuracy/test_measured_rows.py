@@ -108,11 +108,14 @@ def test_without_a_stated_setting_the_peak_memory_decides() -> None:
     assert low.request.workload.activation_checkpointing is True
 
 
-@pytest.mark.parametrize("row_id", ["C002", "C003", "C006", "C012", "C014", "C015"])
-def test_the_peak_with_checkpointing_is_within_a_tenth_of_the_measured(row_id: str) -> None:
-    """Weights, adapters, one layer's working set, the checkpoints, and the unfused loss's FP32
-    logits (lm_head.loss_gib_per_sequence): the measured peaks of the runs with checkpointing
-    (torch.cuda.max_memory_allocated)."""
+@pytest.mark.parametrize(
+    "row_id", ["C002", "C003", "C006", "C012", "C014", "C015", "C001", "C005", "C011", "C013"]
+)
+def test_the_peak_is_within_a_tenth_of_the_measured(row_id: str) -> None:
+    """Weights, adapters, the layers' activations (with checkpointing one layer's working set
+    and the checkpoints; without, what autograd saves in each eager layer: eager_memory.py),
+    and the unfused loss's FP32 logits (lm_head.loss_gib_per_sequence): the measured peaks
+    (torch.cuda.max_memory_allocated) of the H200 runs with and without checkpointing."""
     row = _measured(row_id)
     setup = row_setup(row)
     assert isinstance(setup, TrainSetup)
