@@ -10,6 +10,8 @@
 # serves with its maker's llama.cpp backend unless the request names a runtime (AMD: ROCm).
 # 1.6: a training stack's eager elementwise traffic (transformers + PEFT's FP32 adapters,
 # measured on an H200); fine-tuning rows' stated checkpointing and adapter targets.
-ENGINE_VERSION = "1.6.0"
+# 1.7: the LM head and the unfused loss (compute, traffic, memory); what an eager transformers
+# layer keeps without checkpointing; training figures read from times per step.
+ENGINE_VERSION = "1.7.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

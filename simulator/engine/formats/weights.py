@@ -175,12 +175,7 @@ WEIGHT_TYPES: dict[str, WeightType] = {
             source="ggml block_iq4_xs: 136 B per 256 weights",
         ),
         # ik_llama.cpp's row-interleaved repacks keep their base type's bytes: 4 rows' blocks
-        # stored together (block_iq4_nl_r4: d[4] fp16 + qs[64] = 72 B per 4 × 32 weights)
-        WeightType(
-            name="IQ4_NL_R4",
-            bits_per_weight=4.5,
-            source="ik_llama.cpp block_iq4_nl_r4: 4 × 2 + 64 = 72 B per 128 weights",
-        ),
+        # stored together
         WeightType(
             name="IQ4_XS_R4",
             bits_per_weight=4.25,

@@ -421,9 +421,7 @@ def test_a_prompt_printed_in_thousands_is_read_as_its_tokens() -> None:
     assert decode.request.workload.context == 21000 + 256
 
 
-@pytest.mark.parametrize(
-    ("quant", "bits"), [("IQ4_NL_R4", 4.5), ("IQ4_XS_R4", 4.25), ("i1-Q4_K_M", None)]
-)
+@pytest.mark.parametrize(("quant", "bits"), [("IQ4_XS_R4", 4.25), ("i1-Q4_K_M", None)])
 def test_repacked_and_imatrix_types_read_as_their_base_types_bytes(
     quant: str, bits: float | None
 ) -> None:
