@@ -28,6 +28,10 @@ from dataclasses import dataclass
 READ_ON = "2026-11-26"
 READ_ON_28 = "2026-11-28"  # the second search, for parts with no published price yet
 # PCPartPicker's listings as docyx/pc-part-dataset stored them ("Last updated: July 23, 2025")
+STRIXHALO_WIKI_BOSGAME = (
+    "https://github.com/kyuz0/strixhalo-homelab/blob/a52f32e8b22b714c943617edd5d95115925abbd7/"
+    "Hardware/PCs/Bosgame_M5.md"
+)
 PC_PART_DATASET = (
     "https://github.com/docyx/pc-part-dataset/blob/06ffc8eec068db5e8145e012ad2ec11e56a7c969/"
     "data/json/video-card.json"
@@ -271,6 +275,35 @@ PRICE_OBSERVATIONS = [
         observed_on=READ_ON_28, dated=READ,
         quote="the 128GB model was hit with the full force of the market volatility, jumping from "
         "an estimated $1,999 to $2,459",
+    ),
+    # Read 2026-11-28: Bosgame's list price as the strixhalo-homelab wiki quotes it (the page
+    # carries no date), and Apple's launch prices of the base Mac Studio and Mac mini M4 Pro.
+    *(
+        SourcedPrice(
+            part_pk=807, amount=amount, currency=currency, condition="new",
+            vendor=f"Bosgame list price, {region} (strixhalo-homelab wiki)", region=region,
+            source_url=STRIXHALO_WIKI_BOSGAME, observed_on=READ_ON_28, dated=READ,
+            quote="Price: $3099 / 2712€ for the 128GB version ... The PC comes with Windows 11 "
+            "Pro preinstalled on the 2TB SSD.",
+        )
+        for amount, currency, region in (("3099", "USD", "US"), ("2712", "EUR", "EU"))
+    ),
+    SourcedPrice(
+        part_pk=808, amount="1999", currency="USD", condition="new",
+        vendor="Apple launch price (TechUncut)", region="US",
+        source_url="https://www.techuncut.com/2025/03/06/apples-mac-studio-m4-max-m3-ultra-a-"
+        "powerful-dilemma/",
+        observed_on="2025-03-06", dated=PAGE,
+        quote="The basic model starts at $1.999 with the M4 Max ... starts with 36 GB of RAM",
+    ),
+    SourcedPrice(
+        part_pk=809, amount="1399", currency="USD", condition="new",
+        vendor="Apple launch price (C# Corner news)", region="US",
+        source_url="https://c-sharpcorner.com/news/apple-unveils-m4-pro-chip-debuts-with-new-"
+        "mac-mini",
+        observed_on=READ_ON_28, dated=READ,
+        quote="the new Mac Mini with M4 starts at $599 while upgrading to the Pro version raises "
+        "that price to $1,399",
     ),
     # --- NVMe drives ----------------------------------------------------------------
     SourcedPrice(

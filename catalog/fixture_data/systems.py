@@ -57,6 +57,9 @@ SYSTEMS = [
     # Integrated machines of other makers (prices in price_observations.py)
     _with_power(device_part(805, System, "nvidia-dgx-spark-founders-edition-128gb")),
     _with_power(device_part(806, System, "framework-desktop-ryzen-ai-max-395-128gb")),
+    _with_power(device_part(807, System, "bosgame-m5-128gb")),
+    _with_power(device_part(808, System, "mac-studio-m4-max-36gb")),
+    _with_power(device_part(809, System, "mac-mini-m4-pro-24gb")),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on)
