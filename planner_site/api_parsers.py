@@ -5,6 +5,7 @@ view sees them."""
 import json
 import re
 from collections.abc import Mapping
+from itertools import accumulate
 from typing import IO, Any
 
 from django.conf import settings
@@ -25,8 +26,24 @@ CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Deeper than any body of the API (one holding a config.json nests under ten levels), far
 # below the depth at which encoding the body again (its hash, a stored row) exhausts the stack.
 MAX_DEPTH = 32
+# Deeper than this the body is refused unparsed: json.loads recurses once a level, and how
+# many levels fit under Python's recursion limit depends on how deep the caller's stack
+# already is (gunicorn's, a test runner's); a fixed bound answers the same everywhere.
+PARSE_DEPTH = 256
 CONTROL_MESSAGE = "must not contain control characters (such as U+0000)"
 DEPTH_MESSAGE = f"must not nest objects and lists deeper than {MAX_DEPTH} levels"
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting_depth(text: str) -> int:
+    """How deep objects and lists nest in JSON `text` (brackets inside strings not counted);
+    a linear scan that needs no stack, for text json.loads may not be able to parse."""
+    brackets = _NOT_A_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(_STEP[c] for c in brackets), default=0)
 
 
 def _reject_constant(name: str) -> None:
@@ -70,7 +87,10 @@ class LimitedJSONParser(JSONParser):
         if len(raw) > limit:
             raise RequestTooLarge(f"Request body too large: the limit is {limit} bytes.")
         try:
-            data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+            text = raw.decode("utf-8")
+            if nesting_depth(text) > PARSE_DEPTH:
+                raise RecursionError
+            data = json.loads(text, parse_constant=_reject_constant)
         except RecursionError:
             raise ParseError("JSON parse error: nested too deeply.") from None
         except (ValueError, UnicodeDecodeError) as exc:

@@ -223,10 +223,11 @@ def _ranking_answer(run: SimulationRun, *, run_url: str, query: dict[str, Any]) 
         f":{settings.PRICE_STALE_AFTER_DAYS}"
     )
     filters = RankingFilters.of_options(query)
-    view_key = (
-        f"ranking-view:{run.pk}:{price_epoch}:{query.get('budget')}:{query['sort']}"
-        f":{query['limit']}:{filters.digest()}"
+    view_params = (
+        f"{price_epoch}:{query.get('budget')}:{query['sort']}:{query['limit']}:{filters.digest()}"
     )
+    # Hashed: spelled out the key passes the 250 characters every cache backend accepts.
+    view_key = f"ranking-view:{run.pk}:{hashlib.sha256(view_params.encode()).hexdigest()}"
     answer: bytes | None = cache.get(view_key)
     if answer is None:
         view = ranking_view(

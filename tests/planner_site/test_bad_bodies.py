@@ -23,7 +23,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from catalog.models import PriceChange, PriceObservation
-from planner_site.api_parsers import MAX_DEPTH
+from planner_site.api_parsers import MAX_DEPTH, PARSE_DEPTH, nesting_depth
 from simulator.models import Measurement, SimulationRun
 from simulator.throttles import SimulateAnonThrottle
 from tests.catalog.factories import GpuFactory, UserFactory, pricing_staff
@@ -314,9 +314,11 @@ def simulate_cases() -> Iterator[Case]:
     ))  # fmt: skip
     yield from unknown_fields(e, INFER, ("workload.ctx_size", "hardware.cpu.threads"))
     yield from unknown_fields(e, BUILD, ("parts_list",))
-    # 900 levels parse, then overflowed the stack when the request was hashed (a 500).
-    for levels in (MAX_DEPTH, 900):
-        yield too_deep(e, CUSTOM_MODEL, "workload.model_config.quantization_config", levels)
+    # Deep bodies that parse: named where they pass MAX_DEPTH (900 levels once parsed, then
+    # overflowed the stack when the request was hashed: a 500).
+    deep = "workload.model_config.quantization_config"
+    for levels in (MAX_DEPTH, PARSE_DEPTH - len(_steps(deep))):  # the deepest that parses
+        yield too_deep(e, CUSTOM_MODEL, deep, levels)
     yield from missing_fields(e, TRAIN, ("workload", "workload.quant", "hardware.gpu"))
     yield from nulls(e, TRAIN, (
         "workload", "hardware", "workload.quant", "workload.seq_len", "workload.utilization",
@@ -579,3 +581,10 @@ def test_the_bodies_the_table_spoils_are_taken_as_they_are(
 
     assert response.status_code == status, response.content[:500]
     assert written_rows() != before
+
+
+def test_brackets_inside_strings_and_escaped_quotes_do_not_count_as_nesting() -> None:
+    text = json.dumps({"a": '[[[["{{{' + "[" * 300, "b": [[1]], "c": "\\"})
+    assert nesting_depth(text) == 3
+    assert nesting_depth("[]" * 1000) == 1
+    assert nesting_depth("42") == 0
