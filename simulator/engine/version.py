@@ -12,6 +12,7 @@
 # measured on an H200); fine-tuning rows' stated checkpointing and adapter targets.
 # 1.7: the LM head and the unfused loss (compute, traffic, memory); what an eager transformers
 # layer keeps without checkpointing; training figures read from times per step.
-ENGINE_VERSION = "1.7.0"
+# 1.8: training attention scores the pairs a causal mask keeps (refined mode).
+ENGINE_VERSION = "1.8.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

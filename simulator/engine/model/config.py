@@ -203,6 +203,10 @@ class ModelShape:
         return self.num_layers - self.first_dense_layers if self.is_moe else 0
 
 
+# model_type of the first Qwen generation (Qwen-1.8B … 72B, remote code QWenLMHeadModel).
+QWEN1_MODEL_TYPE = "qwen"
+
+
 def _int(config: Mapping[str, object], key: str, *, path: str, minimum: int = 1) -> int:
     if key not in config or config[key] is None:
         raise EngineInputError(field=f"{path}.{key}", message="is required in config.json")
@@ -431,6 +435,11 @@ def parse_model_config(
     dense_first = _dense_first_layers(config, num_layers, path=path) if experts else 0
     needs_dense = not experts or dense_first > 0 or shared_count > 0
     dense_width = _int(config, "intermediate_size", path=path) if needs_dense else 0
+    if config.get("model_type") == QWEN1_MODEL_TYPE:
+        # First-generation Qwen counts both halves of its gated MLP: QWenMLP's w1 and w2
+        # are each intermediate_size // 2 wide (modeling_qwen.py: ff_dim_in =
+        # config.intermediate_size // 2), c_proj maps that back to hidden_size.
+        dense_width //= 2
     expert_width = 0
     if experts:
         expert_width = _int(config, moe_width_key or "intermediate_size", path=path)

@@ -28,11 +28,20 @@ BACKWARD_PASSES_FULL = ACTIVATION_GRAD_PASSES + WEIGHT_GRAD_PASSES  # §5's 2 ×
 TERA = 1e12
 
 
-def forward_flops_per_sequence(layer: LayerShape, seq_len: int) -> float:
-    """§5 for B = 1: 1.05·[2·S·active_params + S²·(4·nh·d)]; linear in B, so × B for B."""
+def score_pairs_of(seq_len: int, score_pairs: float | None) -> float:
+    """Query–key pairs the attention scores: §5's whole S × S square unless a count is given
+    (refined mode's causal one, `ModelShape.attended_pairs(0, S)`)."""
+    return float(seq_len * seq_len) if score_pairs is None else score_pairs
+
+
+def forward_flops_per_sequence(
+    layer: LayerShape, seq_len: int, score_pairs: float | None = None
+) -> float:
+    """§5 for B = 1: 1.05·[2·S·active_params + pairs·(4·nh·d)], pairs = S² unless given;
+    linear in B, so × B for B."""
     matmuls = MATMUL_FLOPS_PER_PARAM * seq_len * active_params(layer)
-    scores = seq_len * seq_len * score_flops_per_token_per_position(layer.attention)
-    return FLOP_OVERHEAD * (matmuls + scores)
+    per_pair = score_flops_per_token_per_position(layer.attention)
+    return FLOP_OVERHEAD * (matmuls + score_pairs_of(seq_len, score_pairs) * per_pair)
 
 
 def train_flops_per_sequence(layer: LayerShape, seq_len: int) -> float:
@@ -48,6 +57,7 @@ class LayerPass:
     seq_len: int
     lora_params: int | None
     checkpointing: bool
+    score_pairs: float | None = None  # None: §5's S²
 
     @property
     def matmul_flops(self) -> float:
@@ -55,8 +65,8 @@ class LayerPass:
 
     @property
     def score_flops(self) -> float:
-        per_position = score_flops_per_token_per_position(self.layer.attention)
-        return self.seq_len * self.seq_len * per_position
+        per_pair = score_flops_per_token_per_position(self.layer.attention)
+        return score_pairs_of(self.seq_len, self.score_pairs) * per_pair
 
     @property
     def adapter_flops(self) -> float:
@@ -102,20 +112,27 @@ def backward_flops_per_sequence(
     *,
     lora_params: int | None,
     checkpointing: bool,
+    score_pairs: float | None = None,
 ) -> float:
     """Backward FLOPs of one layer for one sequence, plus the checkpoint's recomputed forward
     (`BACKWARD_RULES`). Without LoRA this is §5's 2 × forward (+ 1 × to recompute); LoRA on a
     frozen base needs dX only for the base, 1 × its forward."""
     inputs = LayerPass(
-        layer=layer, seq_len=seq_len, lora_params=lora_params, checkpointing=checkpointing
+        layer=layer,
+        seq_len=seq_len,
+        lora_params=lora_params,
+        checkpointing=checkpointing,
+        score_pairs=score_pairs,
     )
     return BACKWARD_RULES.total(inputs).flops
 
 
-def lora_forward_flops_per_sequence(layer: LayerShape, seq_len: int, lora_params: int) -> float:
+def lora_forward_flops_per_sequence(
+    layer: LayerShape, seq_len: int, lora_params: int, score_pairs: float | None = None
+) -> float:
     """The forward with the adapters' own matmuls (2 FLOPs per adapter weight per token)."""
     adapters = FLOP_OVERHEAD * MATMUL_FLOPS_PER_PARAM * seq_len * lora_params
-    return forward_flops_per_sequence(layer, seq_len) + adapters
+    return forward_flops_per_sequence(layer, seq_len, score_pairs) + adapters
 
 
 def score_flops_fraction(layer: LayerShape, seq_len: int) -> float:

@@ -87,6 +87,7 @@ class Refinements:
     decimal_bandwidth: bool = True
     dequantization: bool = True
     lm_head: bool = True
+    causal_attention: bool = True
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
@@ -120,11 +121,12 @@ REFINEMENT_EFFECTS = {
     "decimal_bandwidth": "GiB converted to GB before dividing by GB/s",
     "dequantization": "QLoRA dequantizes its NF4 base to BF16 on every use",
     "lm_head": "the output projection and the loss run once per token after the last layer",
+    "causal_attention": "attention scores the S(S+1)/2 query-key pairs a causal mask keeps, not S²",
 }
 NO_REFINEMENTS = Refinements(
     layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
     one_f_one_b=False, frozen_base=False, decimal_bandwidth=False, dequantization=False,
-    lm_head=False,
+    lm_head=False, causal_attention=False,
 )  # fmt: skip
 
 
@@ -172,6 +174,9 @@ def _stage_plans(
 ) -> tuple[LayerPlan, ...]:
     per_gpu = layers_per_gpu(model.num_layers, gpu_count)
     first = model.num_layers - per_gpu
+    # Causal kernels (FlashAttention, SDPA's is_causal) skip the masked half of the square;
+    # sliding-window layers score at most their window (the mean over the model's layers).
+    pairs = model.attended_pairs(0, s) if refine.causal_attention else None
     plans = []
     for index in range(first, model.num_layers):
         dense = refine.layer_shapes and (not model.is_moe or index < model.first_dense_layers)
@@ -187,11 +192,11 @@ def _stage_plans(
             dense=dense,
             gib=layer_gib(shape, quant, model_slug=slug),
             lora_gib=0.0 if full_finetune else lora_bytes_per_layer(shape, lora_config) / GIB,
-            forward_flops_per_sequence=forward_flops_per_sequence(shape, s)
+            forward_flops_per_sequence=forward_flops_per_sequence(shape, s, pairs)
             if adapters is None
-            else lora_forward_flops_per_sequence(shape, s, adapters),
+            else lora_forward_flops_per_sequence(shape, s, adapters, pairs),
             backward_flops_per_sequence=backward_flops_per_sequence(
-                shape, s, lora_params=adapters, checkpointing=checkpointing
+                shape, s, lora_params=adapters, checkpointing=checkpointing, score_pairs=pairs
             ),
             gib_per_sequence=budget_gib_per_sequence(shape, s),
             params=total_params(shape),

@@ -195,3 +195,19 @@ def test_linear_attention_layers_without_their_heads_are_refused_naming_the_key(
 
 def test_a_null_chunk_size_is_not_a_chunked_model() -> None:
     assert parse_model_config(PLAIN | {"attention_chunk_size": None}, slug="plain").num_layers == 4
+
+
+def test_first_generation_qwen_counts_both_halves_of_its_mlp_in_intermediate_size():
+    """Qwen-7B's config.json says 22016; QWenMLP's w1 and w2 are each 11008 wide, so a layer
+    holds 3 · 4096 · 11008 MLP weights and Qwen-1.8B lands within 3 % of its card's 1.8 B."""
+    qwen7b = load_model("qwen-7b")
+    assert qwen7b.dense_intermediate_size == 11008
+    assert dense_layer(qwen7b).mlp_intermediate_size == 11008
+    qwen18 = load_model("qwen-1.8b")
+    assert qwen18.dense_intermediate_size == 5504
+    assert qwen18.card_params_b is not None
+    assert_allclose(model_params(qwen18) / 1e9, qwen18.card_params_b, rtol=0.03)
+    # The same keys under another model_type keep the width as written.
+    text = (REPO_ROOT / "simulator/engine/data/models/qwen-7b.json").read_text()
+    llama_like = parse_model_config({**json.loads(text), "model_type": "llama"}, slug="x")
+    assert llama_like.dense_intermediate_size == 22016
