@@ -33,6 +33,9 @@ GPUS = [
     device_part(125, Gpu, "radeon-rx-7900-xt"),
     device_part(126, Gpu, "rtx-3060-12gb"),
     device_part(127, Gpu, "rtx-3080"),
+    device_part(128, Gpu, "rtx-4070-super"),
+    device_part(129, Gpu, "radeon-rx-9070-xt"),
+    device_part(130, Gpu, "radeon-pro-w7900"),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-125 have no row

@@ -37,6 +37,11 @@ PC_PART_DATASET = (
     "data/json/video-card.json"
 )
 PAGE = "page"
+# HKEPC's RTX 4070 SUPER Founders Edition review, page 2 (NVIDIA's figures, "官方數據").
+HKEPC_4070_SUPER = (
+    "https://h0.hkepc.com/21975/%E6%92%A5%E4%BA%82%E5%8F%8D%E6%AD%A3%E7%9A%84_SUPER__NVIDIA_"
+    "GeForce_RTX_4070_SUPER_FE_%E5%AF%A6%E6%B8%AC/page/2"
+)
 READ = "read"
 
 
@@ -233,6 +238,37 @@ PRICE_OBSERVATIONS = [
         source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
         quote='"name":"MSI GeForce RTX 3080 GAMING X TRIO 10G","price":779,'
         '"chipset":"GeForce RTX 3080 10GB"',
+    ),
+    SourcedPrice(
+        part_pk=128, amount="599", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (HKEPC)", region="US",
+        source_url=HKEPC_4070_SUPER, observed_on=READ_ON_28, dated=READ,
+        quote="規格明顯提升更重要是售價卻不變,MSRP 維持在 US$599。",
+    ),
+    SourcedPrice(
+        part_pk=128, amount="629.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Asus DUAL EVO OC, RTX 4070 SUPER)", region="US",
+        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
+        quote='"name":"Asus DUAL EVO OC","price":629.99,"chipset":"GeForce RTX 4070 SUPER"',
+    ),
+    SourcedPrice(
+        part_pk=129, amount="600", currency="USD", condition="new",
+        vendor="AMD MSRP (GamersNexus, Sapphire RX 9070 XT Pulse)", region="US",
+        source_url="https://devtest.gamersnexus.net/gpus/"
+        "tearing-down-sapphires-rx-9070-xt-pulse-thermals-fan-response-noise",
+        observed_on="2025-03-15", dated=PAGE, quote="Original MSRP: $600",
+    ),
+    SourcedPrice(
+        part_pk=129, amount="699.99", currency="USD", condition="new",
+        vendor="PCPartPicker (ASRock Steel Legend, RX 9070 XT)", region="US",
+        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
+        quote='"name":"ASRock Steel Legend","price":699.99,"chipset":"Radeon RX 9070 XT"',
+    ),
+    SourcedPrice(
+        part_pk=130, amount="3640", currency="USD", condition="new",
+        vendor="PCPartPicker (AMD 100-300000074, Radeon PRO W7900)", region="US",
+        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
+        quote='"name":"AMD 100-300000074","price":3640,"chipset":"Radeon PRO W7900"',
     ),
     # --- Systems --------------------------------------------------------------------
     SourcedPrice(
