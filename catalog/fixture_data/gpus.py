@@ -36,6 +36,7 @@ GPUS = [
     device_part(128, Gpu, "rtx-4070-super"),
     device_part(129, Gpu, "radeon-rx-9070-xt"),
     device_part(130, Gpu, "radeon-pro-w7900"),
+    device_part(131, Gpu, "rtx-5070"),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-125 have no row

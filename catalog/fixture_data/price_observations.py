@@ -270,6 +270,18 @@ PRICE_OBSERVATIONS = [
         source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
         quote='"name":"AMD 100-300000074","price":3640,"chipset":"Radeon PRO W7900"',
     ),
+    SourcedPrice(
+        part_pk=131, amount="549", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Technologist)", region="US",
+        source_url="https://technologistmag.com/nvidia-rtx-50-series-gpus-everything-we-know-so-far/amp",
+        observed_on=READ_ON_28, dated=READ, quote="- RTX 5070: $549",
+    ),
+    SourcedPrice(
+        part_pk=131, amount="549.99", currency="USD", condition="new",
+        vendor="PCPartPicker (NVIDIA Founders Edition, RTX 5070)", region="US",
+        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
+        quote="NVIDIA Founders Edition,549.99,GeForce RTX 5070,12,2160,2510,Black / Gray,242",
+    ),
     # --- Systems --------------------------------------------------------------------
     SourcedPrice(
         part_pk=801, amount="2400", currency="USD", condition="new",
