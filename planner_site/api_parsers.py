@@ -30,6 +30,7 @@ MAX_DEPTH = 32
 # many levels fit under Python's recursion limit depends on how deep the caller's stack
 # already is (gunicorn's, a test runner's); a fixed bound answers the same everywhere.
 PARSE_DEPTH = 256
+NESTED_MESSAGE = "JSON parse error: nested too deeply."
 CONTROL_MESSAGE = "must not contain control characters (such as U+0000)"
 DEPTH_MESSAGE = f"must not nest objects and lists deeper than {MAX_DEPTH} levels"
 
@@ -89,10 +90,10 @@ class LimitedJSONParser(JSONParser):
         try:
             text = raw.decode("utf-8")
             if nesting_depth(text) > PARSE_DEPTH:
-                raise RecursionError
+                raise ParseError(NESTED_MESSAGE)
             data = json.loads(text, parse_constant=_reject_constant)
         except RecursionError:
-            raise ParseError("JSON parse error: nested too deeply.") from None
+            raise ParseError(NESTED_MESSAGE) from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(f"JSON parse error: {exc}") from None
         refused = refused_value(data)

@@ -46,5 +46,6 @@ if _process:
             if _url.startswith("redis://"):
                 os.environ[_name] = _redis_url_for_worker(_url, _process)
         os.environ["PLANNER_TEST_REDIS_MOVED_FOR"] = _xdist_worker
+    # Read again: the settings package's __init__ imported base before this module ran.
     CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")  # noqa: F405
     CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}  # noqa: F405

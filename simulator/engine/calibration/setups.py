@@ -197,12 +197,10 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek r1t2 chimera": "deepseek-v3",
     "deepseek r1t chimera": "deepseek-v3",
     "mistral small 3.2 24b": "mistral-small-3.1-24b",  # the same text_config as 3.1's
-    # First-generation Qwen; the -Chat checkpoints are fine-tunes of the base model's shape
-    # (the README's profiling and ms-swift's benchmark tables name either)
+    # First-generation Qwen; the -Chat checkpoints ("qwen-7b-chat", "qwen-1_8b-chat") are
+    # fine-tunes of the base model's shape, and their names hold these aliases
     "qwen 7b": "qwen-7b",
-    "qwen 7b chat": "qwen-7b",
     "qwen 1.8b": "qwen-1.8b",
-    "qwen 1 8b chat": "qwen-1.8b",
     "qwen 1 8b": "qwen-1.8b",
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
