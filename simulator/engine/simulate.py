@@ -4,6 +4,7 @@ training request and an `InferenceResult` for an inference one."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, overload
 
 from simulator.engine.errors import EngineInputError
@@ -14,6 +15,7 @@ from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.train.data_parallel import data_parallel_split
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
+from simulator.engine.train.precision import with_gemm_precision
 from simulator.engine.train.reference import (
     TIE_RULE,
     LayerCosts,
@@ -136,6 +138,8 @@ def simulate_training(request: TrainRequest) -> TrainResult:
     """Training in the request's mode, on a GPU that supports its format."""
     w, gpu = request.workload, request.hardware.require_gpu()
     require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
+    w = with_gemm_precision(w, gpu)
+    request = replace(request, workload=w)
     if w.mode not in TRAINING_MODES:
         raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
     if w.mode == MODE_REFERENCE and (w.parallelism != PIPELINE or w.full_finetune):

@@ -241,6 +241,12 @@ SIMULATE_CASES = {
     "nvfp4-without-fp4-cores": Bad(
         with_value(TRAIN, "workload.quant", "NVFP4"), 400, "workload.quant", "FP4"
     ),
+    "fp8-without-fp8-cores": Bad(  # Ampere: no FP8 tensor cores
+        with_value(with_value(TRAIN, "workload.quant", "FP8"), "hardware.gpu", "RTX 3090"),
+        400,
+        "workload.quant",
+        "FP8 tensor cores",
+    ),
     # inference
     "infer-unknown-weight-type": Bad(
         with_value(INFER, "workload.quant", "Q3_XYZ"), 400, "workload.quant"

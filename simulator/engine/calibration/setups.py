@@ -35,7 +35,7 @@ from simulator.engine.calibration.efficiency import (
 from simulator.engine.calibration.figures import StepFigure, is_step_figure, step_figure
 from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
-from simulator.engine.formats.training import quant_format
+from simulator.engine.formats.training import FP8_NAME, quant_format
 from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.config import ModelShape
@@ -447,11 +447,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "the source does not say whether its tokens/s is per GPU or the machine's",
         ),
         (
-            row.workload.get("phase") == "train" and _fp8_training(row),
-            "FP8 training (torchao float8, Transformer Engine) is not in the training engine, "
-            "whose GEMMs run in BF16",
-        ),
-        (
             row.category == "training_moe_offload",
             "LoRA training with routed experts computed on the CPU (KTransformers AMX) is not "
             "in the training engine, which keeps or streams whole layers on the GPU",
@@ -479,8 +474,17 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
     return next((reason for applies, reason in rules if applies), None)
 
 
-FP8 = re.compile(r"float8|\bfp8\b")
+# FP8 as training stacks name it: torchao's float8, Transformer Engine's FP8 and MXFP8
+# (per-32-element block scales, Blackwell).
+FP8 = re.compile(r"float8|\b(?:mx)?fp8\b")
 BF16 = re.compile(r"\bbf16\b|bfloat16")
+
+
+def _training_format(row: MeasurementRow, method: str) -> str:
+    """QLoRA's NF4 base, FP8 GEMMs on BF16 weights, or BF16."""
+    if method == "QLoRA":
+        return "NF4"
+    return FP8_NAME if _fp8_training(row) else "BF16"
 
 
 def _fp8_training(row: MeasurementRow) -> bool:
@@ -1298,7 +1302,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         raise NotModeled(reason)
     workload = TrainWorkload(
         model=model,
-        quant=quant_format("NF4" if method == "QLoRA" else "BF16"),
+        quant=quant_format(_training_format(row, method)),
         lora=LoraConfig(rank=rank, targets=lora_targets_of(row, runtime)),
         seq_len=seq_len,
         max_micro_batch=int(batch),

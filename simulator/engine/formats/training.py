@@ -29,6 +29,7 @@ BF16_BITS = 16.0
 INT8_BITS = 8.0  # LLM.int8: one fp32 absmax per row adds < 0.01 bit at h ≥ 2048
 NVFP4_EFFECTIVE_SPEEDUP = 2.74  # seed 000 "NVFP4 on Blackwell": 3x kernels, attention in BF16
 NVFP4_KERNEL_SPEEDUP = 3.0  # seed 000: raw FP4 kernel speedup the 2.74 was derived from
+FP8_NAME = "FP8"
 
 # Seed 000's measured layer sizes for GLM-4.7 (MiB per layer, "Quantization Formats" table).
 MEASURED_LAYER_MIB: dict[tuple[str, str], float] = {
@@ -48,6 +49,10 @@ class QuantFormat:
     expert_bits: float
     compute_speedup: float = 1.0
     requires_fp4: bool = False
+    # The linear layers' GEMMs run on FP8 tensor cores (Transformer Engine, torchao float8):
+    # the speedup is the GPU's FP8/BF16 peak ratio on those FLOPs (train/precision.py), set
+    # per request because it depends on the GPU.
+    fp8_gemms: bool = False
     description: str = ""
 
     @property
@@ -102,6 +107,13 @@ QUANT_FORMATS: dict[str, QuantFormat] = {
         QuantFormat(
             name="INT8", dense_bits=INT8_BITS, expert_bits=INT8_BITS, description="LLM.int8 8-bit"
         ),
+        QuantFormat(
+            name=FP8_NAME,
+            dense_bits=BF16_BITS,
+            expert_bits=BF16_BITS,
+            fp8_gemms=True,
+            description="BF16 weights, FP8 GEMMs (Transformer Engine, torchao float8; Ada+)",
+        ),
     )
 }
 
@@ -141,6 +153,11 @@ def implied_bits_per_param(layer_mib: float, params: int) -> float:
     return layer_mib * MIB * BITS_PER_BYTE / params
 
 
+def low_precision_speedup(score_flops_fraction: float, kernel_speedup: float) -> float:
+    """Amdahl (seed 000, "NVFP4 on Blackwell"): attention scores stay BF16, the linear layers'
+    GEMMs run `kernel_speedup`× faster."""
+    return 1.0 / (score_flops_fraction + (1.0 - score_flops_fraction) / kernel_speedup)
+
+
 def nvfp4_effective_speedup(score_flops_fraction: float) -> float:
-    """Amdahl: attention scores stay BF16, the rest runs NVFP4_KERNEL_SPEEDUP× faster."""
-    return 1.0 / (score_flops_fraction + (1.0 - score_flops_fraction) / NVFP4_KERNEL_SPEEDUP)
+    return low_precision_speedup(score_flops_fraction, NVFP4_KERNEL_SPEEDUP)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.formats.training import quant_format
+from simulator.engine.formats.training import FP8_NAME, quant_format
 from simulator.engine.io.fields import (
     choice,
     integer,
@@ -41,6 +41,7 @@ MAX_TOKENS = 10**15
 # Below 1 % of peak no training stack runs; the fraction multiplies every compute time.
 MIN_UTILIZATION = 0.01
 TRAIN_MODES = (MODE_REFERENCE, MODE_REFINED)
+FULL_FINETUNE_FORMATS = ("BF16", FP8_NAME)
 
 
 # The fields a training workload may have; any other is refused, never silently ignored.
@@ -77,10 +78,11 @@ def _full_finetune(workload: Mapping[str, object], quant: str) -> bool:
     value = workload.get("full_finetune", False)
     if not isinstance(value, bool):
         raise EngineInputError(field="workload.full_finetune", message="must be true or false")
-    if value and quant.upper() != "BF16":
+    if value and quant.upper() not in FULL_FINETUNE_FORMATS:
         raise EngineInputError(
             field="workload.full_finetune",
-            message="full fine-tuning trains BF16 weights: use quant 'BF16'",
+            message="full fine-tuning trains BF16 weights: use quant 'BF16' (or 'FP8' for FP8 "
+            "GEMMs on them)",
         )
     return value
 

@@ -44,8 +44,12 @@ def _one(workload: TrainWorkload, hardware: Hardware) -> BestSplit:
 
 def _pipeline_lora(workload: TrainWorkload) -> bool:
     """The batch solvers cover the layer pipeline of adapters; data-parallel runs and full
-    fine-tuning take the scalar path (one split each, no curve to sweep)."""
-    return workload.parallelism == PIPELINE and not workload.full_finetune
+    fine-tuning take the scalar path (one split each, no curve to sweep), as FP8 GEMMs do."""
+    return (
+        workload.parallelism == PIPELINE
+        and not workload.full_finetune
+        and not workload.quant.fp8_gemms  # its speedup is each GPU's own FP8/BF16 ratio
+    )
 
 
 def best_splits(workload: TrainWorkload, hardware: Sequence[Hardware]) -> list[BestSplit]:

@@ -128,3 +128,12 @@ def test_a_cpu_object_with_an_unknown_name_and_missing_figures_lists_the_closest
 
     assert caught.value.field == "hardware.cpu.name"
     assert "EPYC 9124" in caught.value.message
+
+
+def test_the_m5_max_has_apples_bandwidth_and_four_times_the_m4_maxs_matrix_peak() -> None:
+    """Apple (3 March 2026): 614 GB/s and "over 4x the peak AI compute" of the M4 Max."""
+    m5 = parse_unified({"name": "Apple M5 Max (40-core GPU)", "mem_gb": 128})
+    m4 = parse_unified({"name": "Apple M4 Max (40-core GPU)", "mem_gb": 128})
+
+    assert m5.mem_gbps == 614
+    assert m5.tflops == pytest.approx(4 * m4.tflops)

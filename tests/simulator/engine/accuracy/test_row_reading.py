@@ -263,14 +263,14 @@ def test_engine_strings_name_their_runtime_family(engine: str, runtime: str) -> 
     assert runtime_of(_row(engine=engine)) == runtime
 
 
-def test_fp8_training_is_not_modeled() -> None:
+def test_fp8_training_on_a_gpu_without_fp8_tensor_cores_is_not_modeled() -> None:
     row = _row(engine="torchtitan + torchao float8", category="training_multi_gpu",
-               quant="BF16 + float8 linears",
-               workload={"phase": "train", "method": "Full finetune", "seq_len": 8192,
+               quant="BF16 + float8 linears", hardware={"gpu": "RTX 3090", "gpu_count": 1},
+               workload={"phase": "train", "method": "Full finetune", "seq_len": 1024,
                          "batch_size": 1})  # fmt: skip
     prediction = predict_row(row)
     assert not prediction.modeled
-    assert "FP8 training" in prediction.reason
+    assert "FP8 tensor cores" in prediction.reason
 
 
 def test_fewer_threads_than_cores_is_not_modeled() -> None:

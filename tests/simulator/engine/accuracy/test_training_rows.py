@@ -1,6 +1,7 @@
 """How a fine-tuning row's stack becomes the engine's: which projections its adapters target,
 whether its layers run eagerly, and which PEFT methods are not LoRA."""
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -94,7 +95,7 @@ def test_nemo_automodel_is_a_pytorch_native_fsdp2_stack_not_megatron() -> None:
     assert megatron.runtime == "megatron"
 
 
-def test_a_float8_studys_bf16_baseline_is_bf16_training() -> None:
+def test_a_float8_studys_bf16_baseline_is_bf16_training_and_its_float8_runs_fp8() -> None:
     engine = "torchtitan + torchao float8, torch.compile"
     row = _train_row(
         engine=engine, quant="BF16", hardware={"gpu": "H100 SXM", "gpu_count": 8},
@@ -102,9 +103,10 @@ def test_a_float8_studys_bf16_baseline_is_bf16_training() -> None:
                   "seq_len": 8192, "gradient_checkpointing": True, "parallelism": "FSDP2"},
     )  # fmt: skip
     assert predict_row(row).modeled
-    fp8 = predict_row(_train_row(engine=engine, quant="float8 rowwise"))
-    assert not fp8.modeled
-    assert "FP8 training" in fp8.reason
+    assert _setup(row).request.workload.quant.name == "BF16"
+    for quant in ("float8 rowwise", "FP8", "MXFP8"):
+        fp8 = _setup(replace(row, quant=quant))
+        assert fp8.request.workload.quant.fp8_gemms, quant
 
 
 def test_torchtitans_logged_tokens_per_second_are_each_gpus() -> None:

@@ -1,0 +1,86 @@
+"""FP8 training: the linear layers' GEMMs on FP8 tensor cores, attention in BF16.
+
+Transformer Engine's `fp8_autocast` and torchao's `Float8Linear` run the forward GEMM, the
+activation gradient and the weight gradient of every linear layer in FP8 (E4M3 operands, FP32
+accumulate) and keep the master weights, the optimizer and the attention kernels (FlashAttention)
+in BF16. A training step's FLOPs split in two: the linear layers' at the GPU's dense FP8 peak,
+the attention scores' (QKᵀ, score·V) at its BF16 peak; the same runtime efficiency multiplies
+both (the Amdahl rule seed 000 uses for NVFP4). The casts to FP8 (an amax and a scaled copy of
+each GEMM input) are streaming kernels fused into the norms and activations by both stacks and
+are not counted (docs/model.md, "FP8 training").
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from simulator.engine.errors import EngineInputError
+from simulator.engine.formats.training import low_precision_speedup
+from simulator.engine.hardware import GpuSpec
+from simulator.engine.model.config import ModelShape
+from simulator.engine.model.layers import (
+    LayerShape,
+    active_params,
+    dense_layer,
+    moe_layer,
+    reference_layer,
+    score_flops_per_token_per_position,
+)
+from simulator.engine.train.compute import MATMUL_FLOPS_PER_PARAM, SCORE_BACKWARD_PASSES
+from simulator.engine.train.workload import MODE_REFERENCE, TrainWorkload
+
+FORWARD_PASSES_CHECKPOINTED = 2  # the forward and the checkpoint's recomputed forward
+FROZEN_BASE_MATMUL_BACKWARD = 1  # dX only (LoRA's frozen base)
+TRAINED_MATMUL_BACKWARD = 2  # dX and dW
+
+
+def _layer_shapes(model: ModelShape, mode: str) -> list[LayerShape]:
+    if mode == MODE_REFERENCE:
+        return [reference_layer(model)] * model.num_layers
+    return [
+        dense_layer(model)
+        if not model.is_moe or index < model.first_dense_layers
+        else moe_layer(model)
+        for index in range(model.num_layers)
+    ]
+
+
+def score_share_of_step(workload: TrainWorkload) -> float:
+    """The share of a training step's FLOPs in attention scores: Σ over layers of the scores'
+    FLOPs × (forward passes + 2 backward) over the same plus the matmuls' × (forward passes +
+    1 backward with a frozen base, 2 with every weight trained). Refined mode counts the causal
+    pairs (`attended_pairs`), reference mode §5's S²."""
+    model, s = workload.model, workload.seq_len
+    reference = workload.mode == MODE_REFERENCE
+    pairs = float(s * s) if reference else model.attended_pairs(0, s)
+    forward = FORWARD_PASSES_CHECKPOINTED if workload.activation_checkpointing else 1
+    matmul_backward = (
+        TRAINED_MATMUL_BACKWARD if workload.full_finetune else FROZEN_BASE_MATMUL_BACKWARD
+    )
+    scores = matmuls = 0.0
+    for shape in _layer_shapes(model, workload.mode):
+        scores += pairs * score_flops_per_token_per_position(shape.attention)
+        matmuls += MATMUL_FLOPS_PER_PARAM * s * active_params(shape)
+    score_work = scores * (forward + SCORE_BACKWARD_PASSES)
+    return score_work / (score_work + matmuls * (forward + matmul_backward))
+
+
+def fp8_kernel_speedup(gpu: GpuSpec) -> float:
+    """The GPU's dense FP8 over dense BF16 tensor peak (2 on Ada, Hopper, Blackwell and
+    CDNA 3 datasheets); `EngineInputError` on a GPU with no FP8 tensor cores."""
+    if gpu.fp8_tflops is None:
+        raise EngineInputError(
+            field="workload.quant",
+            message=f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell, CDNA 3); "
+            f"{gpu.name} has none in the device table",
+        )
+    return gpu.fp8_tflops / gpu.bf16_tflops
+
+
+def with_gemm_precision(workload: TrainWorkload, gpu: GpuSpec) -> TrainWorkload:
+    """`workload` with its format's compute speedup on `gpu`: FP8 GEMMs get the Amdahl
+    speedup of `fp8_kernel_speedup` over the non-score FLOPs; other formats are unchanged."""
+    if not workload.quant.fp8_gemms:
+        return workload
+    speedup = low_precision_speedup(score_share_of_step(workload), fp8_kernel_speedup(gpu))
+    return replace(workload, quant=replace(workload.quant, compute_speedup=speedup))
