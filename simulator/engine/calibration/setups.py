@@ -200,6 +200,7 @@ MODEL_ALIASES: dict[str, str] = {
     # First-generation Qwen; the -Chat checkpoints ("qwen-7b-chat", "qwen-1_8b-chat") are
     # fine-tunes of the base model's shape, and their names hold these aliases
     "qwen 7b": "qwen-7b",
+    "qwen 72b": "qwen-72b",
     "qwen 1.8b": "qwen-1.8b",
     "qwen 1 8b": "qwen-1.8b",
 }
