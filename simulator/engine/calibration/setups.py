@@ -922,8 +922,8 @@ def _gpus(row: MeasurementRow) -> tuple[GpuSpec, int]:
     fp8 = row.quant.upper().startswith("FP8") and "llama.cpp" not in row.engine.lower()
     if fp8 and device.fp8_tflops is None:
         raise NotModeled(
-            f"FP8 weights run FP8 GEMMs (vLLM, SGLang, TensorRT-LLM): the device table has "
-            f"no FP8 peak for the {device.name}"
+            f"FP8 runs FP8 GEMMs (vLLM, SGLang, TensorRT-LLM, Transformer Engine): the device "
+            f"table has no FP8 peak for the {device.name}"
         )
     return gpu_spec(device), int(row.hardware.get("gpu_count", 1) or 1)
 
@@ -1278,6 +1278,11 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
             f"{other.group(1)} is not LoRA: the engine models LoRA's two low-rank matrices "
             "beside a frozen weight (and full fine-tuning); this method's update costs "
             "differently"
+        )
+    if "gpu" not in row.hardware:
+        raise NotModeled(
+            "training on a unified-memory system (Apple silicon under MLX) is not in the "
+            "training engine, whose devices are discrete GPUs with their own memory"
         )
     gpu, count = _gpus(row)
     w = row.workload

@@ -273,6 +273,17 @@ def test_fp8_training_on_a_gpu_without_fp8_tensor_cores_is_not_modeled() -> None
     assert "FP8 tensor cores" in prediction.reason
 
 
+def test_training_on_a_unified_memory_system_says_so() -> None:
+    """MLX LoRA on a Mac: the reason names what the training engine lacks, not a missing key."""
+    row = _row(engine="MLX (mlx-examples lora/lora.py)", category="training_finetune",
+               hardware={"system": "Apple M2 Ultra"},
+               workload={"phase": "train", "method": "LoRA", "seq_len": 512,
+                         "batch_size": 4})  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "unified-memory system" in prediction.reason
+
+
 def test_fewer_threads_than_cores_is_not_modeled() -> None:
     """Four threads of a 36-core Xeon draw a share of its bandwidth no datasheet gives."""
     row = _row(hardware={"cpu": "Intel Xeon w9-3475X", "threads": 4},
