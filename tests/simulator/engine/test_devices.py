@@ -30,13 +30,13 @@ def test_every_device_cites_a_source(kind: type) -> None:
 
 def test_an_unknown_gpu_is_refused_with_the_closest_names() -> None:
     with pytest.raises(EngineInputError) as caught:
-        parse_gpu("RTX 3070")
+        parse_gpu("RTX 3095")
 
     assert caught.value.field == "hardware.gpu"
-    assert "unknown GPU 'RTX 3070'" in caught.value.message
-    for name in closest_names(Gpu, "RTX 3070"):
+    assert "unknown GPU 'RTX 3095'" in caught.value.message
+    for name in closest_names(Gpu, "RTX 3095"):
         assert name in caught.value.message
-    assert "RTX 3090" in closest_names(Gpu, "RTX 3070")
+    assert "RTX 3090" in closest_names(Gpu, "RTX 3095")
 
 
 def test_a_name_like_nothing_known_lists_every_known_gpu() -> None:
