@@ -663,19 +663,23 @@ def _names_another_tier(alias_words: list[str], text_words: list[str]) -> bool:
 
 
 def _match(kind: type[Device], text: str) -> Device:
-    """The device whose longest name or alias occurs in `text` (case-insensitive), as a
-    string or as words in any order ("Apple M3 Ultra Mac Studio 512GB" names the "Mac Studio
-    M3 Ultra 512GB"), unless the text names another tier of it (`TIER_WORDS`)."""
-    best: tuple[int, Device] | None = None
+    """The device whose longest name or alias occurs in `text` (case-insensitive) as a
+    string, else as words in any order ("Apple M3 Ultra Mac Studio 512GB" names the "Mac
+    Studio M3 Ultra 512GB"), unless the text names another tier of it (`TIER_WORDS`). A name
+    found as a string wins over one found as scattered words: "MacBook Pro M1 Max" holds the
+    words of "Apple M1 Pro" but names the M1 Max."""
+    best: tuple[tuple[bool, int], Device] | None = None
     text_words = _ordered_words(text)
     words = set(text_words)
     for candidate in devices(kind):
         for alias in _names(candidate):
             alias_words = _ordered_words(alias)
-            found = alias.lower() in text.lower() or set(alias_words) <= words
+            as_string = alias.lower() in text.lower()
+            found = as_string or set(alias_words) <= words
             found = found and not _names_another_tier(alias_words, text_words)
-            if found and (best is None or len(alias) > best[0]):
-                best = (len(alias), candidate)
+            rank = (as_string, len(alias))
+            if found and (best is None or rank > best[0]):
+                best = (rank, candidate)
     if best is None:
         raise NotModeled(f"no datasheet entry in the device table for {text!r}")
     return best[1]

@@ -8,12 +8,13 @@ import pytest
 from simulator.engine.calibration.predict import predict_row
 from simulator.engine.calibration.setups import (
     InferSetup,
+    _match,
     is_tokens_per_s,
     per_gpu,
     row_setup,
     runtime_of,
 )
-from simulator.engine.devices import Cpu, System, require_device
+from simulator.engine.devices import Cpu, Gpu, System, require_device
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.placement import model_parts, place
@@ -83,6 +84,17 @@ def test_a_device_is_found_by_its_words_in_any_order() -> None:
     unified = setup.request.hardware.unified
     assert unified is not None
     assert unified.name == require_device(System, "mac-studio-m3-ultra-512gb", field="x").name
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "slug"),
+    [(System, "Apple MacBook Pro M1 Max 64GB", "apple-m1-max-32-core-gpu"),  # not "Apple M1 Pro"
+     (Gpu, "NVIDIA GeForce RTX 3090 Ti 24GB", "rtx-3090-ti")],  # not "RTX 3090 24GB"
+)  # fmt: skip
+def test_a_name_found_as_a_string_wins_over_words_scattered_in_the_text(
+    kind: type[Any], text: str, slug: str
+) -> None:
+    assert _match(kind, text) is require_device(kind, slug, field="x")
 
 
 def test_mlx_bit_widths_are_its_affine_formats() -> None:
