@@ -9,8 +9,8 @@ from simulator.engine import Cpu, Device, Gpu, System, require_device
 PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 # Figures of the device table that are not columns of the catalog's part tables.
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
-# Engine figures the catalog's parts do not carry: the rankings run llama.cpp, which has no
-# FP8 GEMMs; the API takes the figure inline or from the device table by name.
+# Engine figures the catalog's parts do not carry: a build's inline GPU names its device, and
+# the engine fills these from its table by that name (FP8 training, NVLink).
 ENGINE_ONLY_FIELDS = {"fp8_tflops", "nvlink_gbps"}
 
 
