@@ -291,3 +291,23 @@ def test_an_unknown_part_among_known_ones_is_a_404_naming_it(catalog: None) -> N
     assert response.status_code == 404
     assert "999999" in response.json()["detail"]
     assert not SimulationRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_fp8_training_answers_with_the_gpus_fp8_speedup() -> None:
+    """Llama 3.1 8B LoRA on an H100 SXM, named: the device table supplies its FP8 peak
+    (1,978.9 over 989.4 TFLOPS), so the compute-bound step runs faster than in BF16, by at
+    most that ratio."""
+
+    def tokens_per_s(quant: str) -> float:
+        body = {
+            "workload": {"kind": "train", "model": "llama-3.1-8b", "quant": quant,
+                         "seq_len": 4096, "mode": "refined", "max_micro_batch": 1},
+            "hardware": {"gpu": "H100 SXM", "gpu_count": 1, "ram_gb": 256},
+        }  # fmt: skip
+        response = _post(body)
+        assert response.status_code == 200, response.content[:300]
+        return float(response.json()["result"]["best"]["tokens_per_s"])
+
+    bf16, fp8 = tokens_per_s("BF16"), tokens_per_s("FP8")
+    assert bf16 < fp8 <= bf16 * 1978.9 / 989.4
