@@ -42,3 +42,23 @@ def test_each_candidates_answer_is_what_it_gets_alone(catalog: None, mode: str) 
     assert [_batch(a) for a in answers] == [_one_at_a_time(h, workload) for h in hardware]
     assert any(isinstance(a, EngineInputError) for a in answers)  # no FP4 cores
     assert any(not isinstance(a, EngineInputError) for a in answers)
+
+
+@pytest.mark.django_db
+def test_an_fp8_rankings_candidates_get_their_own_gpus_speedup_or_its_refusal(
+    catalog: None,
+) -> None:
+    """FP8's speedup is each GPU's FP8/BF16 ratio, so each candidate is simulated alone; a
+    GPU without FP8 tensor cores (the catalog's Ampere cards) is refused, never run in BF16
+    (AMD cards are refused for training whatever the format)."""
+    workload = {"kind": "train", "model": "llama-3.1-8b", "quant": "FP8", "mode": "refined"}
+    items = ranking_plan(options=ranking_options_normalize({}))[::SAMPLE]
+    hardware = [item["hardware"] for item in items]
+
+    answers = ranking_train_physics(hardware=hardware, workload=workload)
+
+    assert [_batch(a) for a in answers] == [_one_at_a_time(h, workload) for h in hardware]
+    refused = [a.message for a in answers if isinstance(a, EngineInputError)]
+    assert refused
+    assert any("FP8 tensor cores" in message for message in refused)
+    assert any(not isinstance(a, EngineInputError) for a in answers)
