@@ -12,7 +12,7 @@ from simulator.engine.formats.training import require_supported
 from simulator.engine.model.layers import moe_layer, reference_layer
 from simulator.engine.serve.inference import InferenceResult, simulate_inference
 from simulator.engine.serve.workload import InferWorkload
-from simulator.engine.train.data_parallel import data_parallel_split
+from simulator.engine.train.data_parallel import data_parallel_split, require_tensor_parallel
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
 from simulator.engine.train.precision import with_gemm_precision
@@ -77,6 +77,7 @@ def simulate_data_parallel(request: TrainRequest) -> TrainResult:
     """Refined mode's data-parallel run (DDP, FSDP) or full fine-tuning: one split, every
     layer on every GPU."""
     w, hw = request.workload, request.hardware
+    require_tensor_parallel(w, hw)
     if w.parallelism == PIPELINE:
         raise EngineInputError(
             field="workload.parallelism",
@@ -113,7 +114,7 @@ def _refined_result(
 def simulate_refined(request: TrainRequest) -> TrainResult:
     """Every refinement of `refined.Refinements` on; the best split's timeline as data."""
     w, hw = request.workload, request.hardware
-    if w.parallelism != PIPELINE or w.full_finetune:
+    if w.parallelism != PIPELINE or w.full_finetune or w.tensor_parallel > 1:
         return simulate_data_parallel(request)
     curve = refined_curve(w, hw, ALL_REFINEMENTS)
     best = optimal_split(curve)
@@ -137,15 +138,22 @@ TRAINING_MODES: dict[str, Callable[[TrainRequest], TrainResult]] = {
 def simulate_training(request: TrainRequest) -> TrainResult:
     """Training in the request's mode, on a GPU that supports its format."""
     w, gpu = request.workload, request.hardware.require_gpu()
-    require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
-    w = with_gemm_precision(w, gpu)
-    request = replace(request, workload=w)
     if w.mode not in TRAINING_MODES:
         raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
-    if w.mode == MODE_REFERENCE and (w.parallelism != PIPELINE or w.full_finetune):
-        field = "workload.parallelism" if w.parallelism != PIPELINE else "workload.full_finetune"
+    if w.mode == MODE_REFERENCE and (
+        w.parallelism != PIPELINE or w.full_finetune or w.tensor_parallel > 1
+    ):
+        field = (
+            "workload.parallelism"
+            if w.parallelism != PIPELINE
+            else "workload.full_finetune"
+            if w.full_finetune
+            else "workload.tensor_parallel"
+        )
         message = "seed 000's reference mode is a QLoRA pipeline: use mode 'refined'"
         raise EngineInputError(field=field, message=message)
+    require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)
+    request = replace(request, workload=with_gemm_precision(w, gpu))
     return TRAINING_MODES[w.mode](request)
 
 

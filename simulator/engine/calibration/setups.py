@@ -1268,6 +1268,26 @@ TRAINING_TENSOR_PARALLEL = re.compile(
 )
 
 
+PIPELINE_STAGES = re.compile(r"\bpp\s*=?\s*([2-9]|\d{2,})\b")
+
+
+def tensor_parallel_of(row: MeasurementRow) -> int:
+    """The GPUs splitting each layer, as the row's parallelism states ("TP2", "TP=2",
+    "tensor parallel 4"); 1 when it states none. With pipeline stages besides (Megatron's
+    "TP2 PP4") the data-parallel groups would hold whole models, so such a row is not
+    modeled."""
+    stated = str(row.workload.get("parallelism", "")).lower()
+    found = TRAINING_TENSOR_PARALLEL.search(stated)
+    if found is None:
+        return 1
+    if PIPELINE_STAGES.search(stated):
+        raise NotModeled(
+            "tensor and pipeline parallelism together (Megatron's TP × PP): the engine's "
+            "tensor-parallel groups run data parallel, each holding every layer"
+        )
+    return int(found.group(1) or found.group(2))
+
+
 def train_setup(row: MeasurementRow) -> TrainSetup:
     """A fine-tuning row through the training engine in refined mode: LoRA on a BF16 base is
     the engine's BF16 format, QLoRA its NF4, full fine-tuning BF16 with every weight trained;
@@ -1290,12 +1310,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         )
     gpu, count = _gpus(row)
     w = row.workload
-    if TRAINING_TENSOR_PARALLEL.search(str(w.get("parallelism", "")).lower()):
-        raise NotModeled(
-            "tensor-parallel training (each layer's products split over GPUs, with all-reduces "
-            "of the activations in every layer's forward and backward) is not in the training "
-            "engine, whose GPUs each hold whole layers"
-        )
+    tensor_parallel = tensor_parallel_of(row)
     rank = w.get("lora_rank")
     if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
         rank = TORCHTUNE_LORA_RANK.get(method, DEFAULT_LORA_RANK)
@@ -1321,6 +1336,7 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         full_finetune=full,
         optimizer=optimizer_of(row, runtime, full, count),
         eager_traffic=eager_traffic_of(row, runtime, full),
+        tensor_parallel=tensor_parallel,
     )
     hardware = Hardware(
         gpu=gpu,

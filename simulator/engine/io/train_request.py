@@ -37,6 +37,7 @@ MAX_SEQ_LEN = 131072
 MAX_LORA_RANK = 4096
 MAX_MICRO_BATCHES = 1024
 MAX_MICRO_BATCH_CAP = 65536  # sequences per micro-batch; far above any VRAM today
+MAX_TENSOR_PARALLEL = 64  # GPUs splitting one layer; NVLink domains stop at 72
 MAX_TOKENS = 10**15
 # Below 1 % of peak no training stack runs; the fraction multiplies every compute time.
 MIN_UTILIZATION = 0.01
@@ -48,7 +49,7 @@ FULL_FINETUNE_FORMATS = ("BF16", FP8_NAME)
 TRAIN_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "seq_len", "lora_rank", "lora_targets", "tokens",
     "mode", "utilization", "micro_batches", "max_micro_batch", "activation_checkpointing",
-    "parallelism", "full_finetune", "optimizer",
+    "parallelism", "full_finetune", "optimizer", "tensor_parallel",
 })  # fmt: skip
 
 
@@ -123,4 +124,5 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
         parallelism=choice(workload, "parallelism", path, PARALLELISMS, PIPELINE),
         full_finetune=_full_finetune(workload, quant),
         optimizer=choice(workload, "optimizer", path, OPTIMIZERS, DEFAULT_OPTIMIZER),
+        tensor_parallel=integer(workload, "tensor_parallel", path, 1, upper=MAX_TENSOR_PARALLEL),
     )

@@ -48,6 +48,7 @@ def _pipeline_lora(workload: TrainWorkload) -> bool:
     return (
         workload.parallelism == PIPELINE
         and not workload.full_finetune
+        and workload.tensor_parallel == 1
         and not workload.quant.fp8_gemms  # its speedup is each GPU's own FP8/BF16 ratio
     )
 

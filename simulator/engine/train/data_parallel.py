@@ -17,10 +17,22 @@ Per GPU, per micro-batch of B sequences:
   weights and state by G and adds two gathered layers (the one computing, the one arriving).
 A step of M micro-batches (gradient accumulation) ends with the optimizer's update, which
 reads and writes each trained weight's state once (memory-bound).
+
+Tensor parallelism (`workload.tensor_parallel` = T, Megatron-LM's column and row split with
+sequence parallel; Shoeybi et al. 2019 §3, Korthikanti et al. 2022 §4.2.2): T GPUs split every
+layer's weights, FLOPs and activations, so each holds and computes 1/T of them, and G/T groups
+of T run data parallel (FSDP shards over the G/T groups). Each layer's forward ends its
+attention and its MLP with an all-reduce of the B × S × hidden activations (under sequence
+parallel an all-gather and a reduce-scatter, the same bytes), and its backward does the same
+for their gradients (the recompute repeats the forward's): 2 × (forward passes + 1) per layer,
+each moving 2 (T − 1)/T of the 2-byte activations through every GPU's link. These sit on the
+critical path between the layer's GEMMs and are added to the compute; the data-parallel
+traffic, as above, overlaps it.
 """
 
 from __future__ import annotations
 
+from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
 from simulator.engine.train.compute import dequant_uses
 from simulator.engine.train.memory import fixed_vram_gib, micro_batch_for
@@ -51,6 +63,7 @@ BF16_BYTES = 2
 OPTIMIZER_STATE_BYTES = {"adamw": 14, "adamw-bf16": 6, "adamw8bit-in-backward": 2}
 STREAM_EFFICIENCY = 0.8  # as compute.DEQUANT_BANDWIDTH_EFFICIENCY
 GATHERED_LAYERS = 2  # FSDP: the layer computing and the next one arriving
+ALL_REDUCES_PER_LAYER_PASS = 2  # Megatron: after attention's and after the MLP's row split
 
 
 def trained_params(workload: TrainWorkload, plans: list[LayerPlan]) -> float:
@@ -65,14 +78,32 @@ def link_gbps(hw: Hardware) -> float:
     return hw.interconnect_gbps or hw.require_gpu().pcie_gbps
 
 
+def replicas(workload: TrainWorkload, hw: Hardware) -> int:
+    """The data-parallel groups: G / T GPUs each holding a whole (tensor-split) model."""
+    return hw.gpu_count // workload.tensor_parallel
+
+
+def _shards(workload: TrainWorkload, hw: Hardware) -> int:
+    """Pieces a GPU's copy of the weights and state is cut into: T (tensor parallel) times
+    the data-parallel groups under FSDP."""
+    fsdp = replicas(workload, hw) if workload.parallelism == FSDP else 1
+    return fsdp * workload.tensor_parallel
+
+
 def _held_gib(workload: TrainWorkload, hw: Hardware, plans: list[LayerPlan]) -> float:
     """What a GPU holds before activations: its share of the stored weights and of the
-    trained weights' state, FSDP's gathered layers, the stack's reserve."""
-    shards = hw.gpu_count if workload.parallelism == FSDP else 1
+    trained weights' state, FSDP's gathered layers (their 1/T), the stack's reserve."""
+    shards = _shards(workload, hw)
     weights_gib = sum(p.gib for p in plans)
     state_gib = trained_params(workload, plans) * OPTIMIZER_STATE_BYTES[workload.optimizer] / GIB
-    gathered = GATHERED_LAYERS * max(p.gib for p in plans) if shards > 1 else 0.0
-    return (weights_gib + state_gib) / shards + gathered + fixed_vram_gib(0.0)
+    fsdp = workload.parallelism == FSDP and replicas(workload, hw) > 1
+    gathered = GATHERED_LAYERS * max(p.gib for p in plans) / workload.tensor_parallel
+    return (weights_gib + state_gib) / shards + (gathered if fsdp else 0.0) + fixed_vram_gib(0.0)
+
+
+def _sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refinements) -> float:
+    """A sequence's activations on one GPU: sequence parallel splits them over the T GPUs."""
+    return sequence_gib(plans, workload, refine) / workload.tensor_parallel
 
 
 def data_parallel_peak_gib(
@@ -80,23 +111,61 @@ def data_parallel_peak_gib(
 ) -> float | None:
     """Peak GPU memory at `max_micro_batch` sequences (None when that does not fit)."""
     plans = stage_layers(workload, 1, refine)
-    per_sequence = sequence_gib(plans, workload, refine)
+    per_sequence = _sequence_gib(plans, workload, refine)
     peak = _held_gib(workload, hw, plans) + workload.max_micro_batch * per_sequence
     return peak if peak <= hw.require_gpu().vram_gib else None
+
+
+def require_tensor_parallel(workload: TrainWorkload, hw: Hardware) -> None:
+    """T GPUs split each layer: data parallel only (not the layer pipeline), T dividing the
+    GPUs and the attention heads (Megatron's column split gives each GPU whole heads)."""
+    t = workload.tensor_parallel
+    if t == 1:
+        return
+    field = "workload.tensor_parallel"
+    if workload.parallelism not in (DDP, FSDP):
+        raise EngineInputError(
+            field=field, message="tensor parallelism runs with parallelism 'ddp' or 'fsdp'"
+        )
+    if hw.gpu_count % t:
+        raise EngineInputError(
+            field=field, message=f"must divide hardware.gpu_count ({hw.gpu_count})"
+        )
+    heads = workload.model.attention.num_heads
+    if heads % t:
+        raise EngineInputError(
+            field=field,
+            message=f"must divide the model's {heads} attention heads (each GPU holds whole heads)",
+        )
+
+
+def tensor_parallel_s(workload: TrainWorkload, hw: Hardware, batch: int) -> float:
+    """A micro-batch's tensor-parallel all-reduces (module docstring): 2 per layer per
+    forward pass and 2 in its backward, of B × S × hidden 2-byte activations, each moving
+    2 (T − 1)/T of them through every GPU's link."""
+    t = workload.tensor_parallel
+    if t == 1:
+        return 0.0
+    activations = batch * workload.seq_len * workload.model.hidden_size * BF16_BYTES
+    passes = (2 if workload.activation_checkpointing else 1) + 1
+    all_reduces = ALL_REDUCES_PER_LAYER_PASS * passes * workload.model.num_layers
+    moved = all_reduces * 2 * (t - 1) / t * activations
+    return moved / (link_gbps(hw) * GB)
 
 
 def data_parallel_split(
     workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
 ) -> SplitResult | None:
     """The data-parallel run of `workload` on `hw` (None: not one sequence fits a GPU)."""
-    gpu, g = hw.require_gpu(), hw.gpu_count
-    shards = g if workload.parallelism == FSDP else 1
+    gpu, t = hw.require_gpu(), workload.tensor_parallel
+    g = replicas(workload, hw)  # data-parallel groups
+    shards = _shards(workload, hw)
     plans = stage_layers(workload, 1, refine)
-    weights_gib = sum(p.gib for p in plans)
-    trained = trained_params(workload, plans)
+    weights_gib = sum(p.gib for p in plans) / t
+    trained = trained_params(workload, plans) / t
     state_bytes = OPTIMIZER_STATE_BYTES[workload.optimizer]
     free = gpu.vram_gib - _held_gib(workload, hw, plans)
-    per_sequence = sequence_gib(plans, workload, refine)
+    per_sequence = _sequence_gib(plans, workload, refine)
     batch = micro_batch_for(free, per_sequence, workload.max_micro_batch)
     if batch < 1:
         return None
@@ -114,6 +183,7 @@ def data_parallel_split(
         + tb
         for p, dq, tf, tb in zip(plans, dequant, traffic_fwd, traffic_bwd, strict=True)
     ) + sum(head_s(workload, refine, batch * workload.seq_len, flops_per_s, gpu.mem_gbps))
+    compute = compute / t + tensor_parallel_s(workload, hw, batch)
     share = (g - 1) / g
     grad_bytes = trained * BF16_BYTES
     if workload.parallelism == FSDP:
@@ -124,7 +194,7 @@ def data_parallel_split(
     micro_batch_s = max(compute, comm)
     m = workload.micro_batches or 1
     # the update reads and writes every trained weight's state and its BF16 copy once
-    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / shards
+    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained * t / shards
     optimizer_s = optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
     step = m * micro_batch_s + optimizer_s
     return SplitResult(
@@ -140,8 +210,8 @@ def data_parallel_split(
         overhead_pct=overhead_pct(step_s=step, bubble_s=0.0, compute_s=m * compute),
         tokens_per_s=g * m * batch * workload.seq_len / step,
         bottleneck="interconnect" if comm > compute else "compute",
-        transfer_source="interconnect" if g > 1 else "none",
+        transfer_source="interconnect" if hw.gpu_count > 1 else "none",
     )
 
 
-__all__ = ["DDP", "FSDP", "data_parallel_split"]
+__all__ = ["DDP", "FSDP", "data_parallel_split", "require_tensor_parallel"]

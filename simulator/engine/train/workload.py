@@ -63,6 +63,9 @@ class TrainWorkload:
     # frozen base; data-parallel only.
     full_finetune: bool = False
     optimizer: str = DEFAULT_OPTIMIZER  # data_parallel.OPTIMIZER_STATE_BYTES
+    # GPUs that split each layer's products between them (Megatron tensor parallelism with
+    # sequence parallel); the gpu_count / tensor_parallel groups run data parallel.
+    tensor_parallel: int = 1
     # The training stack's unfused elementwise traffic (compute.EagerTraffic): bytes each token
     # moves per layer per element of adapter width, apart from the GEMMs. None: fused kernels
     # (the planner's own stack, seed 000), nothing beyond the FLOPs.

@@ -66,16 +66,33 @@ def test_a_peft_method_that_is_not_lora_is_listed_with_the_reason(method: str) -
     assert "is not LoRA" in prediction.reason
 
 
-@pytest.mark.parametrize("parallelism", ["FSDP2 (FSDP 4) + TP2", "Megatron TP4 + SP", "TP=8"])
-def test_tensor_parallel_training_is_listed_with_the_reason(parallelism: str) -> None:
+@pytest.mark.parametrize(
+    ("parallelism", "tensor_parallel", "data_parallel"),
+    [("FSDP2 (FSDP 4) + TP2", 2, "fsdp"), ("Megatron TP4 + SP", 4, "ddp"), ("TP=8", 8, "ddp")],
+)
+def test_tensor_parallel_training_reads_the_split_and_its_data_parallel_groups(
+    parallelism: str, tensor_parallel: int, data_parallel: str
+) -> None:
     row = _train_row(
-        hardware={"gpu": "H100 SXM", "gpu_count": 8},
+        engine="NeMo Megatron-Bridge", hardware={"gpu": "H100 SXM", "gpu_count": 8},
         workload={"phase": "train", "method": "LoRA", "batch_size": 2, "seq_len": 4096,
                   "parallelism": parallelism},
     )  # fmt: skip
+    workload = _setup(row).request.workload
+    assert workload.tensor_parallel == tensor_parallel
+    assert workload.parallelism == data_parallel
+    assert predict_row(row).modeled
+
+
+def test_tensor_and_pipeline_parallel_together_are_listed_with_the_reason() -> None:
+    row = _train_row(
+        engine="NeMo Megatron-Bridge", hardware={"gpu": "H100 SXM", "gpu_count": 8},
+        workload={"phase": "train", "method": "LoRA", "batch_size": 1, "seq_len": 4096,
+                  "parallelism": "TP2 PP4 VP20"},
+    )  # fmt: skip
     prediction = predict_row(row)
     assert not prediction.modeled
-    assert "tensor-parallel training" in prediction.reason
+    assert "tensor and pipeline parallelism together" in prediction.reason
 
 
 def test_one_tensor_parallel_rank_is_data_parallel_training() -> None:
