@@ -46,6 +46,7 @@ ENGINE_FIELD_ALIASES = {
     "hardware.gpu": "gpu_name",
     "hardware.gpu.name": "gpu_name",
     "hardware.gpu.fp4": "fp4",
+    "hardware.gpu.fp8_tflops": "fp8_tflops",
     "build_id": "builds",
     "parts": "builds",
 }
@@ -324,6 +325,11 @@ class CustomSimulationForm(BuildWorkloadForm, PastedModelForm):
     bf16_tflops = forms.FloatField(label="Dense BF16 TFLOPS")
     pcie_gbps = forms.FloatField(label="PCIe per GPU (GB/s)")
     fp4 = forms.BooleanField(label="FP4 tensor cores (NVFP4)", required=False)
+    fp8_tflops = forms.FloatField(
+        label="Dense FP8 TFLOPS",
+        required=False,
+        help_text="empty: no FP8 tensor cores (quantization FP8 needs them)",
+    )
     gpu_count = forms.IntegerField(label="GPUs")
     nvme_gbps = forms.FloatField(label="NVMe read (GB/s)")
     ram_gb = forms.FloatField(label="System RAM (GB)")
@@ -345,6 +351,8 @@ class CustomSimulationForm(BuildWorkloadForm, PastedModelForm):
         data = self.cleaned_data
         gpu = {"name": data["gpu_name"], "fp4": data["fp4"]}
         gpu |= {key: data[key] for key in ("vram_gb", "bf16_tflops", "pcie_gbps")}
+        if data["fp8_tflops"] is not None:
+            gpu["fp8_tflops"] = data["fp8_tflops"]
         hardware = {"gpu": gpu, **{k: data[k] for k in ("gpu_count", "nvme_gbps", "ram_gb")}}
         if data["pinned_gb"] is not None:
             hardware["pinned_gb"] = data["pinned_gb"]

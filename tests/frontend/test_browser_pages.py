@@ -146,3 +146,31 @@ def test_the_api_page_links_the_docs_and_shows_a_curl_example(
     screenshots(page, "api")
     page.goto(f"{live_server.url}/builds/")
     screenshots(page, "builds")
+
+
+def test_fp8_training_needs_an_fp8_peak_and_then_runs_faster_than_bf16(
+    live_server: LiveServer, page: Page
+) -> None:
+    """A what-if GPU without an FP8 figure is refused on the quantization field; with one,
+    the simulation answers, faster than the same GPU in BF16."""
+    page.goto(f"{live_server.url}/simulate/")
+    form = page.locator("#custom-sim")
+    quant = form.get_by_label("Quantization")
+    with page.expect_response(is_simulate_post):
+        quant.select_option("BF16")
+    wait_for_chart(page, "curve-chart")
+    bf16 = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
+
+    with page.expect_response(is_simulate_post):
+        form.get_by_label("Quantization").select_option("FP8")
+    expect(page.locator("#id_quant_error")).to_contain_text("FP8 tensor cores")
+    screenshots(page, "simulate-fp8-refused")
+
+    fp8 = form.get_by_label("Dense FP8 TFLOPS")
+    fp8.fill("400")  # twice the what-if GPU's 200 BF16 TFLOPS
+    with page.expect_response(is_simulate_post):
+        fp8.dispatch_event("change")
+    wait_for_chart(page, "curve-chart")
+    speed = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
+    assert bf16 < speed <= 2 * bf16
+    screenshots(page, "simulate-fp8")

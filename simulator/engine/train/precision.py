@@ -71,8 +71,8 @@ def fp8_kernel_speedup(gpu: GpuSpec) -> float:
     if gpu.fp8_tflops is None:
         raise EngineInputError(
             field="workload.quant",
-            message=f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell, CDNA 3); "
-            f"{gpu.name} has none in the device table",
+            message=f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell, CDNA 3): "
+            f"{gpu.name} has no dense FP8 figure (the device table's or hardware.gpu.fp8_tflops)",
         )
     return gpu.fp8_tflops / gpu.bf16_tflops
 
