@@ -153,10 +153,11 @@ def implied_bits_per_param(layer_mib: float, params: int) -> float:
     return layer_mib * MIB * BITS_PER_BYTE / params
 
 
-def low_precision_speedup(score_flops_fraction: float, kernel_speedup: float) -> float:
-    """Amdahl (seed 000, "NVFP4 on Blackwell"): attention scores stay BF16, the linear layers'
-    GEMMs run `kernel_speedup`× faster."""
-    return 1.0 / (score_flops_fraction + (1.0 - score_flops_fraction) / kernel_speedup)
+def low_precision_speedup(unchanged_share: float, kernel_speedup: float) -> float:
+    """Amdahl (seed 000, "NVFP4 on Blackwell"): the linear layers' GEMMs run
+    `kernel_speedup`× faster, the `unchanged_share` of the work (attention scores in BF16,
+    and for FP8 training whatever of the step is not a GEMM) at its old pace."""
+    return 1.0 / (unchanged_share + (1.0 - unchanged_share) / kernel_speedup)
 
 
 def nvfp4_effective_speedup(score_flops_fraction: float) -> float:

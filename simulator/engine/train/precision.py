@@ -5,9 +5,12 @@ activation gradient and the weight gradient of every linear layer in FP8 (E4M3 o
 accumulate) and keep the master weights, the optimizer and the attention kernels (FlashAttention)
 in BF16. A training step's FLOPs split in two: the linear layers' at the GPU's dense FP8 peak,
 the attention scores' (QKᵀ, score·V) at its BF16 peak; the same runtime efficiency multiplies
-both (the Amdahl rule seed 000 uses for NVFP4). The casts to FP8 (an amax and a scaled copy of
-each GEMM input) are streaming kernels fused into the norms and activations by both stacks and
-are not counted (docs/model.md, "FP8 training").
+both (the Amdahl rule seed 000 uses for NVFP4), over the share of the step's *time* the linear
+GEMMs take: a stack whose utilization is below what a large GEMM reaches spends the rest of
+its step outside GEMMs (norms, activations, launches, exposed communication), which FP8 does
+not shorten. The casts to FP8 (an amax and a scaled copy of each GEMM input) are streaming
+kernels fused into the norms and activations by both stacks and are not counted
+(docs/model.md, "FP8 training").
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from simulator.engine.model.layers import (
 from simulator.engine.train.compute import MATMUL_FLOPS_PER_PARAM, SCORE_BACKWARD_PASSES
 from simulator.engine.train.workload import MODE_REFERENCE, TrainWorkload
 
+# The share of the dense BF16 peak a large GEMM sustains: the team's H200 run, a square
+# 8192³ BF16 product at 677 of the datasheet's 989.4 TFLOP/s, and Llama-3.1-8B's projections
+# at 4,096–8,192 tokens at 658–707 (docs/benchmarks.md, "Calibration on a lent H200").
+GEMM_PEAK_FRACTION = 0.68
 FORWARD_PASSES_CHECKPOINTED = 2  # the forward and the checkpoint's recomputed forward
 FROZEN_BASE_MATMUL_BACKWARD = 1  # dX only (LoRA's frozen base)
 TRAINED_MATMUL_BACKWARD = 2  # dX and dW
@@ -77,10 +84,20 @@ def fp8_kernel_speedup(gpu: GpuSpec) -> float:
     return gpu.fp8_tflops / gpu.bf16_tflops
 
 
+def gemm_time_share(workload: TrainWorkload) -> float:
+    """The share of a step's time in the linear layers' GEMMs: their FLOP share, scaled by
+    the stack's utilization over what a large GEMM sustains (`GEMM_PEAK_FRACTION`), at most
+    their FLOP share (a stack at or above that pace spends its step in its GEMMs)."""
+    linear = 1.0 - score_share_of_step(workload)
+    return linear * min(1.0, workload.utilization / GEMM_PEAK_FRACTION)
+
+
 def with_gemm_precision(workload: TrainWorkload, gpu: GpuSpec) -> TrainWorkload:
     """`workload` with its format's compute speedup on `gpu`: FP8 GEMMs get the Amdahl
-    speedup of `fp8_kernel_speedup` over the non-score FLOPs; other formats are unchanged."""
+    speedup of `fp8_kernel_speedup` over the step time they take (`gemm_time_share`); other
+    formats are unchanged."""
     if not workload.quant.fp8_gemms:
         return workload
-    speedup = low_precision_speedup(score_share_of_step(workload), fp8_kernel_speedup(gpu))
+    slow_share = 1.0 - gemm_time_share(workload)
+    speedup = low_precision_speedup(slow_share, fp8_kernel_speedup(gpu))
     return replace(workload, quant=replace(workload.quant, compute_speedup=speedup))
