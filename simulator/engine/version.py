@@ -13,7 +13,7 @@
 # 1.7: the LM head and the unfused loss (compute, traffic, memory); what an eager transformers
 # layer keeps without checkpointing; training figures read from times per step.
 # 1.8: training attention scores the pairs a causal mask keeps (refined mode).
-# 1.9: FP8 training (the linear layers' GEMMs at the FP8 peak, scores in BF16; MXFP8 read).
+# 1.9: FP8 training (the linear GEMMs' step time at the FP8 peak); tensor-parallel training.
 
 ENGINE_VERSION = "1.9.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
