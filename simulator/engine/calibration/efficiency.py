@@ -44,13 +44,10 @@ TENSORRT_LLM = "tensorrt-llm"  # NVIDIA TensorRT-LLM (trtllm-serve, trtllm-bench
 UNSLOTH = "unsloth"  # fused Triton kernels over PyTorch
 MEGATRON = "megatron"  # Megatron-Core: Megatron-LM, Megatron-Bridge, NeMo, ms-swift's megatron
 HF_TRANSFORMERS = "hf-transformers"  # transformers + PEFT / TRL, axolotl, LLaMA-Factory
-# PyTorch's pretraining library (FSDP2, tensor and context parallel, float8): its own codebase
-# and defaults (full activation checkpointing, FP32 master weights), not torchtune's recipes
-TORCHTITAN = "torchtitan"
 INFERENCE_RUNTIMES = (LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, METAL_MARLIN, KTRANSFORMERS,
                       LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, MLX, VLLM, SGLANG,
                       TENSORRT_LLM)  # fmt: skip
-TRAINING_RUNTIMES = (TORCHTUNE, UNSLOTH, HF_TRANSFORMERS, MEGATRON, TORCHTITAN)
+TRAINING_RUNTIMES = (TORCHTUNE, UNSLOTH, HF_TRANSFORMERS, MEGATRON)
 RUNTIMES = (*INFERENCE_RUNTIMES, *TRAINING_RUNTIMES)
 PARENT_RUNTIME = {
     LLAMA_CPP_VULKAN: LLAMA_CPP,
@@ -63,7 +60,6 @@ PARENT_RUNTIME = {
     UNSLOTH: TORCHTUNE,
     HF_TRANSFORMERS: TORCHTUNE,
     MEGATRON: TORCHTUNE,
-    TORCHTITAN: TORCHTUNE,
 }
 # Runtimes whose kernels on a unified-memory machine are their discrete-GPU kernels (CUDA on
 # DGX Spark's GB10, ROCm/HIP and Vulkan on Strix Halo's Radeon 8060S): with no constants of

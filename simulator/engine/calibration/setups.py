@@ -28,7 +28,6 @@ from simulator.engine.calibration.efficiency import (
     MLX,
     SGLANG,
     TENSORRT_LLM,
-    TORCHTITAN,
     TORCHTUNE,
     UNSLOTH,
     VLLM,
@@ -223,11 +222,11 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("kt-kernel", KTRANSFORMERS),
     ("llama.cpp metal", LLAMA_CPP_METAL),
     ("torchtune", TORCHTUNE),
-    ("torchtitan", TORCHTITAN),
+    ("torchtitan", TORCHTUNE),  # PyTorch-native FSDP2 training, torchtune's stack
     ("megatron", MEGATRON),
     # NeMo AutoModel is "a PyTorch DTensor-native SPMD library" training Hugging Face models
-    # with FSDP2 (docs.nvidia.com/nemo/automodel/latest/about/), torchtune's stack, not
-    # Megatron-Core
+    # with FSDP2 (docs.nvidia.com/nemo/automodel/latest/about/), torchtitan's and torchtune's
+    # stack, not Megatron-Core
     ("nemo automodel", TORCHTUNE),
     ("nemo", MEGATRON),
     ("unsloth", UNSLOTH),

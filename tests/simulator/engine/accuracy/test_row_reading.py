@@ -267,7 +267,7 @@ def test_an_offline_run_without_published_batching_is_not_modeled(
     ("engine", "runtime"),
     [("TensorRT-LLM trtllm-bench (PyTorch backend), TP1", "tensorrt-llm"),
      ("Megatron-Bridge (NeMo 26.06 container)", "megatron"),
-     ("NVIDIA NeMo 24.07 container", "megatron"), ("torchtitan + FSDP2", "torchtitan"),
+     ("NVIDIA NeMo 24.07 container", "megatron"), ("torchtitan + FSDP2", "torchtune"),
      ("HF accelerate FSDP", "hf-transformers"), ("vllm-mlx v0.3.0", "mlx"),
      ("mlx-lm 0.26 (mlx_lm.generate)", "mlx"), ("Rapid-MLX server", "mlx")],
 )  # fmt: skip
