@@ -205,13 +205,3 @@ def _no_remembered_rankings_answers() -> None:
     from simulator.apis import _recent_answers
 
     _recent_answers.clear()
-
-
-@pytest.fixture(scope="session")
-def live_server(django_db_setup: None, live_server: Any) -> Any:
-    """pytest-django's live server, started after the test database and therefore stopped
-    before it is dropped: a test that names `live_server` before its database fixture would
-    otherwise start the server first, and the session's teardown would drop the database
-    while the server's threads still held connections to it ("database ... is being
-    accessed by other users")."""
-    return live_server
