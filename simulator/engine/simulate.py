@@ -12,7 +12,11 @@ from simulator.engine.formats.training import require_supported
 from simulator.engine.model.layers import moe_layer, reference_layer
 from simulator.engine.serve.inference import InferenceResult, simulate_inference
 from simulator.engine.serve.workload import InferWorkload
-from simulator.engine.train.data_parallel import data_parallel_split, require_tensor_parallel
+from simulator.engine.train.data_parallel import (
+    data_parallel_need_gib,
+    data_parallel_split,
+    require_tensor_parallel,
+)
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
 from simulator.engine.train.precision import with_gemm_precision
@@ -46,9 +50,14 @@ def minimum_vram_gib(costs: LayerCosts, gpu_count: int) -> float:
     return weights + fixed + costs.gib_per_sequence
 
 
-def cannot_fit(request: TrainRequest, costs: LayerCosts) -> EngineInputError:
+def cannot_fit(
+    request: TrainRequest, costs: LayerCosts, need_gib: float | None = None
+) -> EngineInputError:
+    """Too little VRAM: `need_gib` (one GPU's need for one sequence), by default the layer
+    pipeline's minimum."""
     w, hw = request.workload, request.hardware
-    need, gpu = minimum_vram_gib(costs, hw.gpu_count), hw.require_gpu()
+    gpu = hw.require_gpu()
+    need = minimum_vram_gib(costs, hw.gpu_count) if need_gib is None else need_gib
     message = (
         f"{w.model.display_name} in {w.quant.name} at seq_len {w.seq_len} cannot fit: "
         f"needs at least {need:.1f} GB per GPU, {gpu.name} has {gpu.vram_gib:g} GB"
@@ -85,7 +94,8 @@ def simulate_data_parallel(request: TrainRequest) -> TrainResult:
         )
     best = data_parallel_split(w, hw, ALL_REFINEMENTS)
     if best is None:
-        raise cannot_fit(request, reference_costs(w))
+        need = data_parallel_need_gib(w, hw, ALL_REFINEMENTS)
+        raise cannot_fit(request, reference_costs(w), need)
     return _refined_result(request, best=best, greedy=best, curve=(best,))
 
 

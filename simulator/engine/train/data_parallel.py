@@ -116,6 +116,15 @@ def data_parallel_peak_gib(
     return peak if peak <= hw.require_gpu().vram_gib else None
 
 
+def data_parallel_need_gib(
+    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
+) -> float:
+    """What one GPU needs for one sequence: its share of the weights and trained state, FSDP's
+    gathered layers, the stack's reserve, and one sequence's activations."""
+    plans = stage_layers(workload, 1, refine)
+    return _held_gib(workload, hw, plans) + _sequence_gib(plans, workload, refine)
+
+
 def require_tensor_parallel(workload: TrainWorkload, hw: Hardware) -> None:
     """T GPUs split each layer: data parallel only (not the layer pipeline), T dividing the
     GPUs and the attention heads (Megatron's column split gives each GPU whole heads)."""
@@ -214,4 +223,10 @@ def data_parallel_split(
     )
 
 
-__all__ = ["DDP", "FSDP", "data_parallel_split", "require_tensor_parallel"]
+__all__ = [
+    "DDP",
+    "FSDP",
+    "data_parallel_need_gib",
+    "data_parallel_split",
+    "require_tensor_parallel",
+]

@@ -89,3 +89,17 @@ def test_a_tensor_split_the_engine_cannot_run_is_refused_on_its_field(
         simulate(SimulationRequest(workload=workload, hardware=_nvlink(gpus)))
     assert error.value.field == "workload.tensor_parallel"
     assert message in error.value.message
+
+
+def test_a_data_parallel_run_that_does_not_fit_names_what_one_gpu_needs() -> None:
+    """Llama 3.1 70B replicated on H100s: each GPU would hold the whole 131 GiB of weights,
+    so the refusal names more than the 80 GB the GPU has (not the layer pipeline's minimum)."""
+    workload = peft_workload(
+        LLAMA_70B, max_micro_batch=1, parallelism=DDP, activation_checkpointing=True
+    )
+    hardware = replace(_nvlink(4), gpu=gpu("h100-sxm"))
+    with pytest.raises(EngineInputError) as error:
+        simulate(SimulationRequest(workload=workload, hardware=hardware))
+    assert error.value.field == "hardware.gpu.vram_gib"
+    need = float(error.value.message.split("needs at least ")[1].split(" GB")[0])
+    assert need > 131
