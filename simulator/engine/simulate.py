@@ -124,7 +124,7 @@ def _refined_result(
 def simulate_refined(request: TrainRequest) -> TrainResult:
     """Every refinement of `refined.Refinements` on; the best split's timeline as data."""
     w, hw = request.workload, request.hardware
-    if w.parallelism != PIPELINE or w.full_finetune or w.tensor_parallel > 1:
+    if not w.runs_layer_pipeline:
         return simulate_data_parallel(request)
     curve = refined_curve(w, hw, ALL_REFINEMENTS)
     best = optimal_split(curve)
@@ -150,16 +150,13 @@ def simulate_training(request: TrainRequest) -> TrainResult:
     w, gpu = request.workload, request.hardware.require_gpu()
     if w.mode not in TRAINING_MODES:
         raise EngineInputError(field="workload.mode", message=f"{w.mode!r} is not available")
-    if w.mode == MODE_REFERENCE and (
-        w.parallelism != PIPELINE or w.full_finetune or w.tensor_parallel > 1
-    ):
-        field = (
-            "workload.parallelism"
-            if w.parallelism != PIPELINE
-            else "workload.full_finetune"
-            if w.full_finetune
-            else "workload.tensor_parallel"
+    if w.mode == MODE_REFERENCE and not w.runs_layer_pipeline:
+        fields = (
+            (w.parallelism != PIPELINE, "workload.parallelism"),
+            (w.full_finetune, "workload.full_finetune"),
+            (w.tensor_parallel > 1, "workload.tensor_parallel"),
         )
+        field = next(name for refused, name in fields if refused)
         message = "seed 000's reference mode is a QLoRA pipeline: use mode 'refined'"
         raise EngineInputError(field=field, message=message)
     require_supported(w.quant, gpu_name=gpu.name, gpu_has_fp4=gpu.fp4)

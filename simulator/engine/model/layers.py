@@ -54,6 +54,12 @@ def moe_layer(model: ModelShape) -> LayerShape:
     )
 
 
+def is_dense_layer(model: ModelShape, index: int) -> bool:
+    """Whether layer `index` has a dense MLP: every layer of a dense model, a MoE model's
+    first `first_dense_layers`."""
+    return not model.is_moe or index < model.first_dense_layers
+
+
 def dense_layer(model: ModelShape) -> LayerShape:
     return LayerShape(
         hidden_size=model.hidden_size,

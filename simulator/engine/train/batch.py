@@ -17,7 +17,7 @@ from simulator.engine.simulate import cannot_fit, simulate
 from simulator.engine.train.reference import SplitResult, reference_costs
 from simulator.engine.train.refined_sweep import refined_best_splits
 from simulator.engine.train.sweep import HardwareBatch, sweep
-from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, PIPELINE, TrainWorkload
+from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, TrainWorkload
 from simulator.engine.workload import SimulationRequest
 
 BestSplit = SplitResult | EngineInputError
@@ -45,12 +45,8 @@ def _one(workload: TrainWorkload, hardware: Hardware) -> BestSplit:
 def _pipeline_lora(workload: TrainWorkload) -> bool:
     """The batch solvers cover the layer pipeline of adapters; data-parallel runs and full
     fine-tuning take the scalar path (one split each, no curve to sweep), as FP8 GEMMs do."""
-    return (
-        workload.parallelism == PIPELINE
-        and not workload.full_finetune
-        and workload.tensor_parallel == 1
-        and not workload.quant.fp8_gemms  # its speedup is each GPU's own FP8/BF16 ratio
-    )
+    # FP8's speedup is each GPU's own FP8/BF16 ratio: one request per GPU
+    return workload.runs_layer_pipeline and not workload.quant.fp8_gemms
 
 
 def best_splits(workload: TrainWorkload, hardware: Sequence[Hardware]) -> list[BestSplit]:

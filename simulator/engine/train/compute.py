@@ -203,6 +203,12 @@ def eager_traffic_seconds(moved_bytes: Any, tokens: Any, mem_gbps: Any) -> Any:
     return tokens * moved_bytes / (mem_gbps * 1e9 * DEQUANT_BANDWIDTH_EFFICIENCY)
 
 
+def forward_passes(checkpointing: bool) -> int:
+    """Forward passes of each layer per micro-batch: the forward, and with checkpointing the
+    backward's recompute of it."""
+    return 1 + (1 if checkpointing else 0)
+
+
 def dequant_uses(checkpointing: bool) -> tuple[int, int]:
     """(uses in the forward, uses in the backward) of each quantized base weight per micro-batch."""
     return 1, 1 + (1 if checkpointing else 0)

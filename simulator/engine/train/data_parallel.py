@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
-from simulator.engine.train.compute import dequant_uses
+from simulator.engine.train.compute import ACTIVATION_GRAD_PASSES, dequant_uses, forward_passes
 from simulator.engine.train.memory import fixed_vram_gib, micro_batch_for
 from simulator.engine.train.reference import SplitResult, overhead_pct
 from simulator.engine.train.refined import (
@@ -106,23 +106,24 @@ def _sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refin
     return sequence_gib(plans, workload, refine) / workload.tensor_parallel
 
 
+def data_parallel_need_gib(
+    workload: TrainWorkload,
+    hw: Hardware,
+    refine: Refinements = ALL_REFINEMENTS,
+    sequences: int = 1,
+) -> float:
+    """What one GPU needs for a micro-batch of `sequences`: its share of the weights and
+    trained state, FSDP's gathered layers, the stack's reserve, and the activations."""
+    plans = stage_layers(workload, 1, refine)
+    return _held_gib(workload, hw, plans) + sequences * _sequence_gib(plans, workload, refine)
+
+
 def data_parallel_peak_gib(
     workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
 ) -> float | None:
     """Peak GPU memory at `max_micro_batch` sequences (None when that does not fit)."""
-    plans = stage_layers(workload, 1, refine)
-    per_sequence = _sequence_gib(plans, workload, refine)
-    peak = _held_gib(workload, hw, plans) + workload.max_micro_batch * per_sequence
+    peak = data_parallel_need_gib(workload, hw, refine, workload.max_micro_batch)
     return peak if peak <= hw.require_gpu().vram_gib else None
-
-
-def data_parallel_need_gib(
-    workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
-) -> float:
-    """What one GPU needs for one sequence: its share of the weights and trained state, FSDP's
-    gathered layers, the stack's reserve, and one sequence's activations."""
-    plans = stage_layers(workload, 1, refine)
-    return _held_gib(workload, hw, plans) + _sequence_gib(plans, workload, refine)
 
 
 def require_tensor_parallel(workload: TrainWorkload, hw: Hardware) -> None:
@@ -156,7 +157,7 @@ def tensor_parallel_s(workload: TrainWorkload, hw: Hardware, batch: int) -> floa
     if t == 1:
         return 0.0
     activations = batch * workload.seq_len * workload.model.hidden_size * BF16_BYTES
-    passes = (2 if workload.activation_checkpointing else 1) + 1
+    passes = forward_passes(workload.activation_checkpointing) + ACTIVATION_GRAD_PASSES
     all_reduces = ALL_REDUCES_PER_LAYER_PASS * passes * workload.model.num_layers
     moved = all_reduces * 2 * (t - 1) / t * activations
     return moved / (link_gbps(hw) * GB)
@@ -171,7 +172,7 @@ def data_parallel_split(
     shards = _shards(workload, hw)
     plans = stage_layers(workload, 1, refine)
     weights_gib = sum(p.gib for p in plans) / t
-    trained = trained_params(workload, plans) / t
+    trained = trained_params(workload, plans)
     state_bytes = OPTIMIZER_STATE_BYTES[workload.optimizer]
     free = gpu.vram_gib - _held_gib(workload, hw, plans)
     per_sequence = _sequence_gib(plans, workload, refine)
@@ -194,7 +195,7 @@ def data_parallel_split(
     ) + sum(head_s(workload, refine, batch * workload.seq_len, flops_per_s, gpu.mem_gbps))
     compute = compute / t + tensor_parallel_s(workload, hw, batch)
     share = (g - 1) / g
-    grad_bytes = trained * BF16_BYTES
+    grad_bytes = trained / t * BF16_BYTES
     if workload.parallelism == FSDP:
         moved = (uses_fwd + uses_bwd) * weights_gib * GIB * share + grad_bytes * share
     else:  # DDP: all-reduce = reduce-scatter + all-gather of the gradients
@@ -203,7 +204,7 @@ def data_parallel_split(
     micro_batch_s = max(compute, comm)
     m = workload.micro_batches or 1
     # the update reads and writes every trained weight's state and its BF16 copy once
-    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained * t / shards
+    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / shards
     optimizer_s = optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
     step = m * micro_batch_s + optimizer_s
     return SplitResult(

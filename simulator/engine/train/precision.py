@@ -25,29 +25,32 @@ from simulator.engine.model.layers import (
     LayerShape,
     active_params,
     dense_layer,
+    is_dense_layer,
     moe_layer,
     reference_layer,
     score_flops_per_token_per_position,
 )
-from simulator.engine.train.compute import MATMUL_FLOPS_PER_PARAM, SCORE_BACKWARD_PASSES
+from simulator.engine.train.compute import (
+    ACTIVATION_GRAD_PASSES,
+    BACKWARD_PASSES_FULL,
+    MATMUL_FLOPS_PER_PARAM,
+    SCORE_BACKWARD_PASSES,
+    forward_passes,
+    score_pairs_of,
+)
 from simulator.engine.train.workload import MODE_REFERENCE, TrainWorkload
 
 # The share of the dense BF16 peak a large GEMM sustains: the team's H200 run, a square
 # 8192³ BF16 product at 677 of the datasheet's 989.4 TFLOP/s, and Llama-3.1-8B's projections
 # at 4,096–8,192 tokens at 658–707 (docs/benchmarks.md, "Calibration on a lent H200").
 GEMM_PEAK_FRACTION = 0.68
-FORWARD_PASSES_CHECKPOINTED = 2  # the forward and the checkpoint's recomputed forward
-FROZEN_BASE_MATMUL_BACKWARD = 1  # dX only (LoRA's frozen base)
-TRAINED_MATMUL_BACKWARD = 2  # dX and dW
 
 
 def _layer_shapes(model: ModelShape, mode: str) -> list[LayerShape]:
     if mode == MODE_REFERENCE:
         return [reference_layer(model)] * model.num_layers
     return [
-        dense_layer(model)
-        if not model.is_moe or index < model.first_dense_layers
-        else moe_layer(model)
+        dense_layer(model) if is_dense_layer(model, index) else moe_layer(model)
         for index in range(model.num_layers)
     ]
 
@@ -58,12 +61,10 @@ def score_share_of_step(workload: TrainWorkload) -> float:
     1 backward with a frozen base, 2 with every weight trained). Refined mode counts the causal
     pairs (`attended_pairs`), reference mode §5's S²."""
     model, s = workload.model, workload.seq_len
-    reference = workload.mode == MODE_REFERENCE
-    pairs = float(s * s) if reference else model.attended_pairs(0, s)
-    forward = FORWARD_PASSES_CHECKPOINTED if workload.activation_checkpointing else 1
-    matmul_backward = (
-        TRAINED_MATMUL_BACKWARD if workload.full_finetune else FROZEN_BASE_MATMUL_BACKWARD
-    )
+    causal = None if workload.mode == MODE_REFERENCE else model.attended_pairs(0, s)
+    pairs = score_pairs_of(s, causal)
+    forward = forward_passes(workload.activation_checkpointing)
+    matmul_backward = BACKWARD_PASSES_FULL if workload.full_finetune else ACTIVATION_GRAD_PASSES
     scores = matmuls = 0.0
     for shape in _layer_shapes(model, workload.mode):
         scores += pairs * score_flops_per_token_per_position(shape.attention)

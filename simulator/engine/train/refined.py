@@ -29,7 +29,13 @@ from typing import Any
 from simulator.engine.formats.training import QuantFormat, layer_gib
 from simulator.engine.hardware import Hardware
 from simulator.engine.model.config import ModelShape
-from simulator.engine.model.layers import dense_layer, moe_layer, reference_layer, total_params
+from simulator.engine.model.layers import (
+    dense_layer,
+    is_dense_layer,
+    moe_layer,
+    reference_layer,
+    total_params,
+)
 from simulator.engine.model.lora import (
     LoraConfig,
     lora_bytes_per_layer,
@@ -179,7 +185,7 @@ def _stage_plans(
     pairs = model.attended_pairs(0, s) if refine.causal_attention else None
     plans = []
     for index in range(first, model.num_layers):
-        dense = refine.layer_shapes and (not model.is_moe or index < model.first_dense_layers)
+        dense = refine.layer_shapes and is_dense_layer(model, index)
         if not refine.layer_shapes:
             shape = reference_layer(model)
         else:

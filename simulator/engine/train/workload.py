@@ -75,6 +75,12 @@ class TrainWorkload:
     def kind(self) -> str:
         return TRAIN
 
+    @property
+    def runs_layer_pipeline(self) -> bool:
+        """Seed 000's layer pipeline of adapters (reference mode's only run, refined mode's
+        curve); data-parallel and tensor-parallel runs and full fine-tuning are not it."""
+        return self.parallelism == PIPELINE and not self.full_finetune and self.tensor_parallel == 1
+
 
 def pipeline_micro_batches(gpu_count: int, override: int | None = None) -> int:
     """§8: 1 on one GPU, max(2G, 4) on G > 1 GPUs, unless the request fixes M."""
