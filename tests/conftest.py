@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.backends.signals import connection_created
 
 from planner_site.celery import app as celery_app
 
@@ -35,6 +37,47 @@ def _fresh_cache() -> None:
 
         cache.clear()
         accuracy_report_forget()
+
+
+def _name_the_session(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """Each PostgreSQL session of this process says which test process and thread opened it
+    (the main thread, a live-server request, a heartbeat), so a report of the sessions that
+    outlive a test names them."""
+    if connection.vendor != "postgresql":
+        return
+    process = os.environ.get("PYTEST_XDIST_WORKER", "pytest")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('application_name', %s, false)",
+            [f"{process} {threading.current_thread().name}"[:63]],
+        )
+
+
+connection_created.connect(_name_the_session, dispatch_uid="tests-name-the-session")
+
+
+def _other_sessions(*, busy_only: bool) -> list[str]:
+    """The other sessions on this test database, as pg_stat_activity lists them: all, or
+    only those running a statement or holding a transaction open (which hold locks)."""
+    if connection.vendor != "postgresql":
+        return []
+    busy = " AND state IS DISTINCT FROM 'idle'" if busy_only else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, application_name, state, left(query, 200) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'" + busy
+        )
+        rows = cursor.fetchall()
+    return [f"pid {pid} '{name}' ({state}): {query}" for pid, name, state, query in rows]
+
+
+def _wait_for_no_other_sessions(*, busy_only: bool, timeout_s: float) -> list[str]:
+    """Wait until `_other_sessions` is empty; what is left at the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while (left := _other_sessions(busy_only=busy_only)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
 
 
 def _missing_services() -> list[str]:
@@ -95,6 +138,7 @@ def celery_worker_process(
         database_url = database_url_for_current_connection()
     env = {
         **os.environ,
+        "PGAPPNAME": f"celery worker {hostname}",  # named in _other_sessions' reports
         "DJANGO_SETTINGS_MODULE": "planner_site.settings.test",
         "DATABASE_URL": database_url,
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
@@ -117,6 +161,7 @@ def celery_worker_process(
             raise RuntimeError(f"{exc}\n--- worker log ---\n{log_path.read_text()}") from exc
         finally:
             _running_worker.clear()
+            _paused_worker.clear()
             proc.terminate()
             try:
                 proc.wait(timeout=20)
@@ -137,62 +182,74 @@ def _flushes_tables(request: pytest.FixtureRequest) -> bool:
     )
 
 
-def _queued_messages() -> int:
-    """Messages waiting in the broker's default queue (sent, not yet taken by a worker)."""
-    with celery_app.connection_for_read() as conn:
-        # Not passive: kombu's Redis transport has no key for an empty queue, and a
-        # declaration of the queue every worker declares changes nothing.
-        channel: Any = conn.default_channel  # a kombu virtual channel, untyped in its stubs
-        declared = channel.queue_declare(queue=celery_app.conf.task_default_queue)
-    return int(declared.message_count)
+_paused_worker: list[str] = []  # the session worker's hostname while it consumes nothing
 
 
-def _worker_idle(hostname: str) -> bool:
-    """Nothing waits in the queue, and the worker answers that it runs and holds nothing.
-    The queue is read first: a message sent before that read is then either in the worker,
-    where inspect shows it, or done. A solo-pool worker does not answer while a task runs,
-    so no answer means busy, never idle."""
-    if _queued_messages():
-        return False
-    inspect = celery_app.control.inspect(destination=[hostname], timeout=1.0, limit=1)
-    for answers in (inspect.active(), inspect.reserved()):
-        if not answers or hostname not in answers or answers[hostname]:
-            return False
-    return True
+def _worker_consume(hostname: str, *, consume: bool) -> None:
+    """Make the worker stop or start taking tasks from the queue. It answers a control
+    message only between tasks (solo pool), so once it has answered "stop" nothing of it
+    runs, and nothing starts, until it is told to start again."""
+    queue = celery_app.conf.task_default_queue
+    command = celery_app.control.add_consumer if consume else celery_app.control.cancel_consumer
+    replies = command(queue, destination=[hostname], reply=True, timeout=WORKER_IDLE_TIMEOUT_S)
+    if not replies:
+        what = "start" if consume else "stop"
+        raise RuntimeError(
+            f"celery worker {hostname} did not answer '{what} consuming' within "
+            f"{WORKER_IDLE_TIMEOUT_S} s"
+        )
 
 
 @pytest.fixture(autouse=True)
-def _worker_idle_before_flush(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test whose tables are flushed waits, before the flush, until the live worker is
-    idle: a refresh its price change queued would otherwise read the tables while TRUNCATE
-    locks them (a deadlock PostgreSQL breaks by failing one)."""
+def _quiet_before_flush(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test whose tables are flushed makes sure, before the flush, that nothing else reads
+    them: TRUNCATE locks the tables one by one, and a statement of another session joining
+    two of them deadlocks with it, which PostgreSQL breaks by failing one and leaving the
+    rows behind for the next test. The session's worker (which also runs what a test's
+    writes queue, a price change's refresh, when the test does not ask for it) stops taking
+    tasks, and what the test queued is dropped, until a later test starts; then the flush
+    waits for any statement still running elsewhere (a live-server request of a page the test
+    has closed)."""
     if "celery_worker_process" in request.fixturenames:
         hostname: str | None = request.getfixturevalue("celery_worker_process")
     else:
-        # The session's worker, once started, also runs what this test's writes queue (a
-        # price change's refresh), even when the test does not ask for it.
         hostname = _running_worker[0] if _running_worker else None
-    if hostname is None or not _flushes_tables(request):
+    if hostname is not None and hostname in _paused_worker:
+        _worker_consume(hostname, consume=True)
+        _paused_worker.clear()
+    if not _flushes_tables(request):
         yield
         return
     # Set up before this fixture's teardown runs, so torn down (flushed) after it.
     request.getfixturevalue("_django_db_helper")
     yield
-    deadline = time.monotonic() + WORKER_IDLE_TIMEOUT_S
-    while time.monotonic() < deadline:
-        # What the test queued and no worker has taken is dropped, not run against tables
-        # about to be emptied (the session worker prefetches one message: the one it runs);
-        # then only the task running now is waited for.
+    if hostname is not None:
+        _worker_consume(hostname, consume=False)
+        _paused_worker.append(hostname)
         celery_app.control.purge()
-        if _worker_idle(hostname):
-            return
-        time.sleep(0.1)
-    raise RuntimeError(
-        f"celery worker {hostname} still busy {WORKER_IDLE_TIMEOUT_S} s after the test"
-    )
+    left = _wait_for_no_other_sessions(busy_only=True, timeout_s=OTHER_SESSIONS_TIMEOUT_S)
+    if left:
+        raise RuntimeError(
+            f"still reading the test database {OTHER_SESSIONS_TIMEOUT_S} s after the test: "
+            + "; ".join(left)
+        )
 
 
 WORKER_IDLE_TIMEOUT_S = 60
+OTHER_SESSIONS_TIMEOUT_S = 30
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test databases, dropped (by its teardown, after this one's) only once
+    the sessions of the worker and of the live server's threads have closed: one left open
+    makes the drop fail and leaves the database behind."""
+    yield
+    with django_db_blocker.unblock():
+        left = _wait_for_no_other_sessions(busy_only=False, timeout_s=OTHER_SESSIONS_TIMEOUT_S)
+        connection.close()
+    if left:
+        raise RuntimeError("still connected to the test database: " + "; ".join(left))
 
 
 @pytest.fixture(autouse=True)

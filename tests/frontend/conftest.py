@@ -9,6 +9,8 @@ from unittest import mock
 
 import pytest
 from django.core.management import call_command
+from django.db import connections
+from playwright.sync_api import Playwright
 
 from simulator.models import SimulationRun
 from simulator.services import rankings
@@ -74,3 +76,27 @@ def no_queue() -> Iterator[mock.MagicMock]:
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS,
             "headless": True}  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def _connections_closed_before_playwright() -> None:
+    """Django keeps a thread's connections per thread until an event loop runs in it, then
+    per async context (asgiref's Local); Playwright's sync API runs one in the main thread
+    from its start. A connection this thread opened before would be left open, never seen
+    again: the test database's drop then fails ("being accessed by other users"), and one
+    left inside a test's transaction would hold its locks. Closed first, here."""
+    opened = connections.all(initialized_only=True)
+    if any(conn.in_atomic_block for conn in opened):
+        raise RuntimeError("Playwright started inside a test transaction: use transactional_db")
+    for conn in opened:
+        conn.close()
+
+
+@pytest.fixture(scope="session")
+def playwright(
+    _connections_closed_before_playwright: None, playwright: Playwright
+) -> Iterator[Playwright]:
+    """pytest-playwright's, with this thread's connections opened under its event loop closed
+    before it stops (after, they could no longer be reached)."""
+    yield playwright
+    connections.close_all()
