@@ -75,6 +75,12 @@ GPU: dict[str, Any] = {
         "bf16_tflops": _POSITIVE,
         "pcie_gbps": _POSITIVE,
         "fp4": {"type": "boolean"},
+        "bf16_sustained_tflops": {
+            **_POSITIVE,
+            "description": "what a large BF16 matmul sustains, measured (training computes "
+            "at it); default: bf16_tflops times the median measured share of non-GeForce GPUs",
+        },
+        "fp8_sustained_tflops": _POSITIVE,
     },
 }
 

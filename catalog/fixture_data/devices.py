@@ -11,7 +11,13 @@ PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
 # Engine figures the catalog's parts do not carry: a build's inline GPU names its device, and
 # the engine fills these from its table by that name (FP8 training, NVLink).
-ENGINE_ONLY_FIELDS = {"fp8_tflops", "nvlink_gbps"}
+ENGINE_ONLY_FIELDS = {
+    "fp8_tflops",
+    "nvlink_gbps",
+    "bf16_sustained_tflops",
+    "fp8_sustained_tflops",
+    "sustained_source",
+}
 
 
 def device_part(pk: int, kind: type[Device], slug: str) -> dict[str, Any]:

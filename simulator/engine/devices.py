@@ -48,6 +48,11 @@ class Gpu:
     # GPU-to-GPU NVLink bandwidth of one GPU, per direction (GB/s), on boards that wire it
     # (SXM/HGX); None: the GPUs of a machine talk over PCIe.
     nvlink_gbps: float | None = None
+    # What a large BF16 (and FP8) matmul sustains, measured (10^12 FLOP/s), and where it was
+    # measured; None where no measurement was found (sustained.py gives the prior).
+    bf16_sustained_tflops: float | None = None
+    fp8_sustained_tflops: float | None = None
+    sustained_source: str = ""
 
     @property
     def pcie_gbps(self) -> float:

@@ -12,6 +12,11 @@ from dataclasses import dataclass, replace
 
 from simulator.engine.devices import Gpu, require_device
 from simulator.engine.errors import EngineInputError
+from simulator.engine.sustained import (
+    bf16_sustained_tflops,
+    fp8_sustained_tflops,
+    other_gpu_fraction,
+)
 from simulator.engine.units import GIGA, PCIE_X16_GBPS_BY_GEN
 
 # Effective PCIe bandwidths (reference-model.md §7); x8 halves them.
@@ -64,8 +69,28 @@ class GpuSpec:
     mem_gbps: float | None = None
     fp16_tflops: float | None = None
     fp8_tflops: float | None = None
+    # What a large BF16 / FP8 matmul sustains (sustained.py): what training computes at.
+    # None: not known; `bf16_sustained` and `fp8_sustained` then give the prior.
+    bf16_sustained_tflops: float | None = None
+    fp8_sustained_tflops: float | None = None
     # Who makes it: the runtime a build of it serves with by default (serve/runtimes.py)
     maker: str = DEFAULT_GPU_MAKER
+
+    def bf16_sustained(self) -> float:
+        """The sustained BF16 matmul rate (10^12 FLOP/s): as given, else the peak at the
+        prior fraction of a GPU with no measurement (sustained.other_gpu_fraction)."""
+        if self.bf16_sustained_tflops is not None:
+            return self.bf16_sustained_tflops
+        return self.bf16_tflops * other_gpu_fraction()
+
+    def fp8_sustained(self) -> float | None:
+        """The sustained FP8 matmul rate: as given, else the FP8 peak at the share of its
+        BF16 peak the GPU sustains; None without an FP8 figure."""
+        if self.fp8_tflops is None:
+            return None
+        if self.fp8_sustained_tflops is not None:
+            return self.fp8_sustained_tflops
+        return self.fp8_tflops * self.bf16_sustained() / self.bf16_tflops
 
     def tensor_tflops(self, path: str) -> float:
         """The dense tensor peak of a kernel path. FP16 with FP16 accumulate falls back to the
@@ -144,6 +169,8 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         mem_gbps=float(device.mem_bandwidth_gbps),
         fp16_tflops=None if device.fp16_tflops is None else float(device.fp16_tflops),
         fp8_tflops=None if device.fp8_tflops is None else float(device.fp8_tflops),
+        bf16_sustained_tflops=bf16_sustained_tflops(device),
+        fp8_sustained_tflops=fp8_sustained_tflops(device),
         maker=device.manufacturer,
     )
 

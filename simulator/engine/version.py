@@ -14,7 +14,9 @@
 # layer keeps without checkpointing; training figures read from times per step.
 # 1.8: training attention scores the pairs a causal mask keeps (refined mode).
 # 1.9: FP8 training (the linear GEMMs' step time at the FP8 peak); tensor-parallel training.
+# 1.10: training computes at what a GPU's large matmuls sustain, measured (sustained.py), not
+# at the datasheet peak.
 
-ENGINE_VERSION = "1.9.0"
+ENGINE_VERSION = "1.10.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -34,7 +34,12 @@ from __future__ import annotations
 
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
-from simulator.engine.train.compute import ACTIVATION_GRAD_PASSES, dequant_uses, forward_passes
+from simulator.engine.train.compute import (
+    ACTIVATION_GRAD_PASSES,
+    dequant_uses,
+    effective_flops_per_s,
+    forward_passes,
+)
 from simulator.engine.train.memory import fixed_vram_gib, micro_batch_for
 from simulator.engine.train.reference import SplitResult, overhead_pct
 from simulator.engine.train.refined import (
@@ -180,7 +185,7 @@ def data_parallel_split(
     if batch < 1:
         return None
     util = refine.utilization(workload.utilization, batch * workload.seq_len)
-    flops_per_s = gpu.bf16_tflops * 1e12 * util * workload.quant.compute_speedup
+    flops_per_s = effective_flops_per_s(gpu.bf16_sustained(), util, workload.quant.compute_speedup)
     dequant = layer_dequant_s(plans, workload, gpu.mem_gbps, refine)
     uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
     traffic_fwd, traffic_bwd = layer_traffic_s(

@@ -40,11 +40,6 @@ from simulator.engine.train.compute import (
 )
 from simulator.engine.train.workload import MODE_REFERENCE, TrainWorkload
 
-# The share of the dense BF16 peak a large GEMM sustains: the team's H200 run, a square
-# 8192³ BF16 product at 677 of the datasheet's 989.4 TFLOP/s, and Llama-3.1-8B's projections
-# at 4,096–8,192 tokens at 658–707 (docs/benchmarks.md, "Calibration on a lent H200").
-GEMM_PEAK_FRACTION = 0.68
-
 
 def _layer_shapes(model: ModelShape, mode: str) -> list[LayerShape]:
     if mode == MODE_REFERENCE:
@@ -74,23 +69,26 @@ def score_share_of_step(workload: TrainWorkload) -> float:
 
 
 def fp8_kernel_speedup(gpu: GpuSpec) -> float:
-    """The GPU's dense FP8 over dense BF16 tensor peak (2 on Ada, Hopper, Blackwell and
-    CDNA 3 datasheets); `EngineInputError` on a GPU with no FP8 tensor cores."""
+    """What the GPU's FP8 matmuls sustain over its BF16 ones (measured: 1.77 on an H100 SXM,
+    1.83 on an H200; else the datasheets' 2 on Ada, Hopper, Blackwell and CDNA 3);
+    `EngineInputError` on a GPU with no FP8 tensor cores."""
     if gpu.fp8_tflops is None:
         raise EngineInputError(
             field="workload.quant",
             message=f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell, CDNA 3): "
             f"{gpu.name} has no dense FP8 figure (the device table's or hardware.gpu.fp8_tflops)",
         )
-    return gpu.fp8_tflops / gpu.bf16_tflops
+    fp8 = gpu.fp8_sustained() or gpu.fp8_tflops  # known whenever fp8_tflops is
+    return fp8 / gpu.bf16_sustained()
 
 
 def gemm_time_share(workload: TrainWorkload) -> float:
     """The share of a step's time in the linear layers' GEMMs: their FLOP share, scaled by
-    the stack's utilization over what a large GEMM sustains (`GEMM_PEAK_FRACTION`), at most
-    their FLOP share (a stack at or above that pace spends its step in its GEMMs)."""
+    the stack's utilization (its pace over what a large GEMM sustains on the GPU,
+    `GpuSpec.bf16_sustained`), at most their FLOP share (a stack at that pace spends its step
+    in its GEMMs)."""
     linear = 1.0 - score_share_of_step(workload)
-    return linear * min(1.0, workload.utilization / GEMM_PEAK_FRACTION)
+    return linear * min(1.0, workload.utilization)
 
 
 def with_gemm_precision(workload: TrainWorkload, gpu: GpuSpec) -> TrainWorkload:

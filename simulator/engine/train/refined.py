@@ -367,7 +367,7 @@ def evaluate_refined(
         return None
     util = refine.utilization(workload.utilization, batch * workload.seq_len)
     flops_per_s = effective_flops_per_s(
-        hw.require_gpu().bf16_tflops, util, workload.quant.compute_speedup
+        hw.require_gpu().bf16_sustained(), util, workload.quant.compute_speedup
     )
     mem_gbps = hw.require_gpu().mem_gbps
     dequant_s = layer_dequant_s(plans, workload, mem_gbps, refine)

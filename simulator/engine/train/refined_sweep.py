@@ -221,7 +221,8 @@ def _group(
             0,
         )
     util = workload.utilization * utilization_factors(batch * workload.seq_len)
-    flops_per_s = effective_flops_per_s(hw.bf16_tflops, util, workload.quant.compute_speedup)
+    sustained = np.asarray([h.require_gpu().bf16_sustained() for h in configs])
+    flops_per_s = effective_flops_per_s(sustained, util, workload.quant.compute_speedup)
     fwd_flops = np.asarray([p.forward_flops_per_sequence for p in stage.plans])
     bwd_flops = np.asarray([p.backward_flops_per_sequence for p in stage.plans])
     dequant = _dequant_s(stage, workload, hw)  # (R, 1, configuration) or 0
