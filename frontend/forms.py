@@ -47,6 +47,7 @@ ENGINE_FIELD_ALIASES = {
     "hardware.gpu.name": "gpu_name",
     "hardware.gpu.fp4": "fp4",
     "hardware.gpu.fp8_tflops": "fp8_tflops",
+    "hardware.gpu.bf16_sustained_tflops": "bf16_sustained_tflops",
     "build_id": "builds",
     "parts": "builds",
 }
@@ -323,6 +324,12 @@ class CustomSimulationForm(BuildWorkloadForm, PastedModelForm):
     gpu_name = forms.CharField(label="GPU name", max_length=60)
     vram_gb = forms.FloatField(label="VRAM per GPU (GB)")
     bf16_tflops = forms.FloatField(label="Dense BF16 TFLOPS")
+    bf16_sustained_tflops = forms.FloatField(
+        label="Sustained BF16 matmul TFLOPS",
+        required=False,
+        help_text="measured; refined mode trains at it. Empty: a known GPU's measurement, "
+        "else the median measured share of a peak",
+    )
     pcie_gbps = forms.FloatField(label="PCIe per GPU (GB/s)")
     fp4 = forms.BooleanField(label="FP4 tensor cores (NVFP4)", required=False)
     fp8_tflops = forms.FloatField(
@@ -336,7 +343,10 @@ class CustomSimulationForm(BuildWorkloadForm, PastedModelForm):
     pinned_gb = forms.FloatField(
         label="Pinned RAM (GB)", required=False, help_text="empty: RAM minus the usual reserve"
     )
-    utilization = forms.FloatField(label="GPU utilization (0–1)")
+    utilization = forms.FloatField(
+        label="GPU utilization (0–1)",
+        help_text="refined: share of the sustained matmul rate; reference: of the peak",
+    )
     lora_rank = forms.IntegerField(label="LoRA rank")
 
     def workload(self) -> dict[str, Any]:
@@ -351,8 +361,9 @@ class CustomSimulationForm(BuildWorkloadForm, PastedModelForm):
         data = self.cleaned_data
         gpu = {"name": data["gpu_name"], "fp4": data["fp4"]}
         gpu |= {key: data[key] for key in ("vram_gb", "bf16_tflops", "pcie_gbps")}
-        if data["fp8_tflops"] is not None:
-            gpu["fp8_tflops"] = data["fp8_tflops"]
+        for key in ("fp8_tflops", "bf16_sustained_tflops"):
+            if data[key] is not None:
+                gpu[key] = data[key]
         hardware = {"gpu": gpu, **{k: data[k] for k in ("gpu_count", "nvme_gbps", "ram_gb")}}
         if data["pinned_gb"] is not None:
             hardware["pinned_gb"] = data["pinned_gb"]

@@ -6,10 +6,12 @@ import pytest
 from playwright.sync_api import Page, Response, expect
 from pytest_django.live_server_helper import LiveServer
 
+from simulator.engine.sustained import sustained_fractions
 from tests.frontend.browser import chart_points, screenshots, wait_for_chart
 from tests.frontend.conftest import GLM, ranking_compute
 
 BUILD_A = "seed-a-budget-single-gpu"
+SUSTAINED_PRIOR = sustained_fractions()[False]  # a what-if GPU's share of its peak
 BUILD_C = "seed-c-single-rtx-5090"
 pytestmark = pytest.mark.usefixtures("catalog_committed")
 
@@ -174,3 +176,31 @@ def test_fp8_training_needs_an_fp8_peak_and_then_runs_faster_than_bf16(
     speed = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
     assert bf16 < speed <= 2 * bf16
     screenshots(page, "simulate-fp8")
+
+
+def test_a_measured_matmul_rate_sets_the_refined_training_speed(
+    live_server: LiveServer, page: Page
+) -> None:
+    """The what-if GPU (200 BF16 TFLOPS, not in the device table) trains at the median
+    measured share of the peak until its own sustained figure is given; a higher one runs
+    faster, by at most the ratio of the two rates."""
+    page.goto(f"{live_server.url}/simulate/")
+    form = page.locator("#custom-sim")
+    with page.expect_response(is_simulate_post):
+        form.get_by_label("Quantization").select_option("BF16")
+    wait_for_chart(page, "curve-chart")
+    prior = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
+
+    sustained = form.get_by_label("Sustained BF16 matmul TFLOPS")
+    sustained.fill("200")
+    with page.expect_response(is_simulate_post):
+        sustained.dispatch_event("change")
+    wait_for_chart(page, "curve-chart")
+    speed = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
+    assert prior < speed <= prior * 200 / (200 * SUSTAINED_PRIOR) * (1 + 1e-3)
+    screenshots(page, "simulate-sustained")
+
+    sustained.fill("-5")
+    with page.expect_response(is_simulate_post):
+        sustained.dispatch_event("change")
+    expect(page.locator("#id_bf16_sustained_tflops_error")).to_be_visible()
