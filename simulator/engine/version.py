@@ -15,7 +15,7 @@
 # 1.8: training attention scores the pairs a causal mask keeps (refined mode).
 # 1.9: FP8 training (the linear GEMMs' step time at the FP8 peak); tensor-parallel training.
 # 1.10: training computes at what a GPU's large matmuls sustain, measured (sustained.py), not
-# at the datasheet peak.
+# at the datasheet peak; ZeRO-1 and ZeRO-2 data parallelism (sharded optimizer state, gradients).
 
 ENGINE_VERSION = "1.10.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

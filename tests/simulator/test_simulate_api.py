@@ -335,3 +335,25 @@ def test_a_gpus_sustained_matmul_rate_sets_refined_training_speed() -> None:
     bad = answer({"name": "H100 SXM", "bf16_sustained_tflops": -5})
     assert bad.status_code == 400
     assert "hardware.gpu.bf16_sustained_tflops" in bad.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_zero_2_fits_a_full_fine_tune_that_ddp_cannot() -> None:
+    """Llama 3.1 8B fully fine-tuned on 8 A100s: replicated (DDP) it needs more than 80 GB a
+    GPU, a 400 on the GPU's memory; with ZeRO-2's sharded gradients and optimizer state it
+    answers."""
+
+    def answer(parallelism: str) -> Any:
+        body = {
+            "workload": {"kind": "train", "model": "llama-3.1-8b", "quant": "BF16",
+                         "seq_len": 2048, "mode": "refined", "full_finetune": True,
+                         "parallelism": parallelism},
+            "hardware": {"gpu": "A100 80GB SXM", "gpu_count": 8, "ram_gb": 512},
+        }  # fmt: skip
+        return _post(body)
+
+    ddp, zero2 = answer("ddp"), answer("zero2")
+    assert ddp.status_code == 400
+    assert "cannot fit" in str(ddp.json()["errors"])
+    assert zero2.status_code == 200, zero2.content[:300]
+    assert float(zero2.json()["result"]["best"]["tokens_per_s"]) > 0

@@ -60,6 +60,8 @@ from simulator.engine.train.workload import (
     FSDP,
     MODE_REFINED,
     PIPELINE,
+    ZERO1,
+    ZERO2,
     TrainWorkload,
     untrainable_reason,
 )
@@ -350,6 +352,18 @@ class TrainSetup:
 Setup = InferSetup | TrainSetup
 
 
+# Offload named in a row's text, and what negates it ("deepspeed zero-3 (no cpu offload)").
+_OFFLOAD = re.compile(
+    r"(?<![a-z])(?:(no|without|w/o)\s+)?(cpu[ _-]?offload|zero-offload|zero-infinity)"
+)
+
+
+def _states_offloaded(text: str) -> bool:
+    """Whether the row's text says optimizer states or weights went to CPU RAM, not counting
+    a negated mention."""
+    return any(match.group(1) is None for match in _OFFLOAD.finditer(text))
+
+
 def _row_text(row: MeasurementRow) -> str:
     """What the row states of its engine, hardware and workload, lower-cased."""
     return f"{row.engine} {json.dumps(dict(row.hardware))} {json.dumps(dict(row.workload))}".lower()
@@ -462,7 +476,7 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "the row's GPU is not stated next to the figure",
         ),
         (
-            "cpu offload" in lowered or "zero-offload" in lowered or "zero-infinity" in lowered,
+            _states_offloaded(lowered),
             "optimizer states or weights offloaded to CPU RAM (FSDP cpu_offload, ZeRO-Offload, "
             "ZeRO-Infinity) are not modeled: data-parallel training keeps them on the GPUs",
         ),
@@ -1176,9 +1190,13 @@ PARALLELISM_MARKERS: tuple[tuple[str, str], ...] = (
     ("zero3", FSDP),
     ("zero stage 3", FSDP),
     ("ddp", DDP),
-    ("zero-2", DDP),
-    ("zero-1", DDP),
-    ("zero2", DDP),
+    ("zero-2", ZERO2),
+    ("zero2", ZERO2),
+    ("zero stage 2", ZERO2),
+    ("zero-1", ZERO1),
+    ("zero1", ZERO1),
+    ("zero stage 1", ZERO1),
+    ("distributed optimizer", ZERO1),
     ("data parallel", DDP),
     ("pipeline", PIPELINE),
     ("device_map", PIPELINE),

@@ -1,8 +1,9 @@
 """Data-parallel training: every GPU runs the whole model on its own micro-batches (DDP), or
 holds a 1/G shard of it and gathers each layer when it needs it (FSDP, DeepSpeed ZeRO-3),
-as torchtune, axolotl, accelerate and TRL train on several GPUs; and full fine-tuning, whose
-every weight has a gradient and Adam states. Refined mode only (docs/model.md,
-"Data-parallel training").
+as torchtune, axolotl, accelerate and TRL train on several GPUs, or keeps the whole model
+but only 1/G of the optimizer state (ZeRO-1, Megatron's distributed optimizer) or of the
+state and the gradients (ZeRO-2); and full fine-tuning, whose every weight has a gradient and
+Adam states. Refined mode only (docs/model.md, "Data-parallel training").
 
 Per GPU, per micro-batch of B sequences:
 - compute: the forward and backward of every layer (refined.LayerPlan's FLOPs at the
@@ -13,8 +14,11 @@ Per GPU, per micro-batch of B sequences:
   gradients, each moving (G − 1)/G of the bytes through every GPU's link; DDP all-reduces the
   trained gradients, 2 (G − 1)/G of their bytes;
 - memory: the trained weights' state (gradients and Adam's moments and FP32 master copy,
-  `STATE_BYTES_PER_TRAINED_PARAM`), the stored weights, the activations; FSDP divides
-  weights and state by G and adds two gathered layers (the one computing, the one arriving).
+  `GRADIENT_BYTES` and `OPTIMIZER_BYTES`), the stored weights, the activations; ZeRO-1
+  divides the optimizer's part by G, ZeRO-2 the gradients too (Rajbhandari et al. 2020,
+  ZeRO §5.1: P_os, P_os+g), FSDP divides weights and state by G and adds two gathered layers
+  (the one computing, the one arriving). ZeRO-1 and ZeRO-2 move DDP's bytes: the gradients
+  reduce-scattered, the updated weights all-gathered (ZeRO §7.2.1).
 A step of M micro-batches (gradient accumulation) ends with the optimizer's update, which
 reads and writes each trained weight's state once (memory-bound).
 
@@ -52,7 +56,14 @@ from simulator.engine.train.refined import (
     sequence_gib,
     stage_layers,
 )
-from simulator.engine.train.workload import DDP, FSDP, TrainWorkload
+from simulator.engine.train.workload import (
+    DATA_PARALLELISMS,
+    DDP,
+    FSDP,
+    ZERO1,
+    ZERO2,
+    TrainWorkload,
+)
 from simulator.engine.units import GB, GIB
 
 BF16_BYTES = 2
@@ -65,7 +76,11 @@ BF16_BYTES = 2
 # - "adamw8bit-in-backward": bitsandbytes' PagedAdamW8bit (two 1-byte moments) applied in the
 #   backward (`optimizer_in_bwd: True`), so no gradient is kept (torchtune's
 #   llama3_1/8B_full_single_device.yaml).
-OPTIMIZER_STATE_BYTES = {"adamw": 14, "adamw-bf16": 6, "adamw8bit-in-backward": 2}
+GRADIENT_BYTES = {"adamw": 2, "adamw-bf16": 2, "adamw8bit-in-backward": 0}
+OPTIMIZER_BYTES = {"adamw": 12, "adamw-bf16": 4, "adamw8bit-in-backward": 2}
+OPTIMIZER_STATE_BYTES = {
+    name: GRADIENT_BYTES[name] + OPTIMIZER_BYTES[name] for name in GRADIENT_BYTES
+}
 STREAM_EFFICIENCY = 0.8  # as compute.DEQUANT_BANDWIDTH_EFFICIENCY
 GATHERED_LAYERS = 2  # FSDP: the layer computing and the next one arriving
 ALL_REDUCES_PER_LAYER_PASS = 2  # Megatron: after attention's and after the MLP's row split
@@ -88,22 +103,42 @@ def replicas(workload: TrainWorkload, hw: Hardware) -> int:
     return hw.gpu_count // workload.tensor_parallel
 
 
-def _shards(workload: TrainWorkload, hw: Hardware) -> int:
-    """Pieces a GPU's copy of the weights and state is cut into: T (tensor parallel) times
-    the data-parallel groups under FSDP."""
-    fsdp = replicas(workload, hw) if workload.parallelism == FSDP else 1
-    return fsdp * workload.tensor_parallel
+def _shards(workload: TrainWorkload, hw: Hardware, sharded: tuple[str, ...]) -> int:
+    """Pieces a GPU's copy of something is cut into: T (tensor parallel) times the
+    data-parallel groups when the parallelism shards it."""
+    groups = replicas(workload, hw) if workload.parallelism in sharded else 1
+    return groups * workload.tensor_parallel
+
+
+def _weight_shards(workload: TrainWorkload, hw: Hardware) -> int:
+    return _shards(workload, hw, (FSDP,))
+
+
+def _gradient_shards(workload: TrainWorkload, hw: Hardware) -> int:
+    return _shards(workload, hw, (ZERO2, FSDP))
+
+
+def _optimizer_shards(workload: TrainWorkload, hw: Hardware) -> int:
+    return _shards(workload, hw, (ZERO1, ZERO2, FSDP))
 
 
 def _held_gib(workload: TrainWorkload, hw: Hardware, plans: list[LayerPlan]) -> float:
-    """What a GPU holds before activations: its share of the stored weights and of the
-    trained weights' state, FSDP's gathered layers (their 1/T), the stack's reserve."""
-    shards = _shards(workload, hw)
-    weights_gib = sum(p.gib for p in plans)
-    state_gib = trained_params(workload, plans) * OPTIMIZER_STATE_BYTES[workload.optimizer] / GIB
+    """What a GPU holds before activations: its share of the stored weights, of the trained
+    weights' gradients and of their optimizer state, FSDP's gathered layers (their 1/T), the
+    stack's reserve."""
+    trained = trained_params(workload, plans)
+    weights_gib = sum(p.gib for p in plans) / _weight_shards(workload, hw)
+    gradients_gib = trained * GRADIENT_BYTES[workload.optimizer] / GIB
+    optimizer_gib = trained * OPTIMIZER_BYTES[workload.optimizer] / GIB
     fsdp = workload.parallelism == FSDP and replicas(workload, hw) > 1
     gathered = GATHERED_LAYERS * max(p.gib for p in plans) / workload.tensor_parallel
-    return (weights_gib + state_gib) / shards + (gathered if fsdp else 0.0) + fixed_vram_gib(0.0)
+    return (
+        weights_gib
+        + gradients_gib / _gradient_shards(workload, hw)
+        + optimizer_gib / _optimizer_shards(workload, hw)
+        + (gathered if fsdp else 0.0)
+        + fixed_vram_gib(0.0)
+    )
 
 
 def _sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refinements) -> float:
@@ -138,9 +173,12 @@ def require_tensor_parallel(workload: TrainWorkload, hw: Hardware) -> None:
     if t == 1:
         return
     field = "workload.tensor_parallel"
-    if workload.parallelism not in (DDP, FSDP):
+    if workload.parallelism not in DATA_PARALLELISMS:
         raise EngineInputError(
-            field=field, message="tensor parallelism runs with parallelism 'ddp' or 'fsdp'"
+            field=field,
+            message="tensor parallelism runs with a data parallelism ("
+            + ", ".join(f"'{name}'" for name in DATA_PARALLELISMS)
+            + "), not the layer pipeline",
         )
     if hw.gpu_count % t:
         raise EngineInputError(
@@ -174,7 +212,6 @@ def data_parallel_split(
     """The data-parallel run of `workload` on `hw` (None: not one sequence fits a GPU)."""
     gpu, t = hw.require_gpu(), workload.tensor_parallel
     g = replicas(workload, hw)  # data-parallel groups
-    shards = _shards(workload, hw)
     plans = stage_layers(workload, 1, refine)
     weights_gib = sum(p.gib for p in plans) / t
     trained = trained_params(workload, plans)
@@ -203,13 +240,13 @@ def data_parallel_split(
     grad_bytes = trained / t * BF16_BYTES
     if workload.parallelism == FSDP:
         moved = (uses_fwd + uses_bwd) * weights_gib * GIB * share + grad_bytes * share
-    else:  # DDP: all-reduce = reduce-scatter + all-gather of the gradients
+    else:  # DDP's all-reduce = reduce-scatter + all-gather; ZeRO-1/2 all-gather the weights
         moved = 2 * grad_bytes * share
     comm = moved / (link_gbps(hw) * GB) if g > 1 else 0.0
     micro_batch_s = max(compute, comm)
     m = workload.micro_batches or 1
     # the update reads and writes every trained weight's state and its BF16 copy once
-    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / shards
+    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / _optimizer_shards(workload, hw)
     optimizer_s = optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
     step = m * micro_batch_s + optimizer_s
     return SplitResult(
@@ -232,6 +269,8 @@ def data_parallel_split(
 __all__ = [
     "DDP",
     "FSDP",
+    "ZERO1",
+    "ZERO2",
     "data_parallel_need_gib",
     "data_parallel_split",
     "require_tensor_parallel",

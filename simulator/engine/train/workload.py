@@ -19,9 +19,11 @@ MODE_REFERENCE, MODE_REFINED = "reference", "refined"
 DEFAULT_MODE = MODE_REFINED
 TRAIN = "train"
 # How several GPUs share the work: the seed's layer pipeline, or data parallel with the model
-# replicated (DDP) or sharded (FSDP / ZeRO-3) on every GPU (train/data_parallel.py).
-PIPELINE, DDP, FSDP = "pipeline", "ddp", "fsdp"
-PARALLELISMS = (PIPELINE, DDP, FSDP)
+# replicated (DDP), its optimizer state sharded (ZeRO-1, Megatron's distributed optimizer),
+# its gradients too (ZeRO-2), or everything sharded (FSDP / ZeRO-3) (train/data_parallel.py).
+PIPELINE, DDP, ZERO1, ZERO2, FSDP = "pipeline", "ddp", "zero1", "zero2", "fsdp"
+DATA_PARALLELISMS = (DDP, ZERO1, ZERO2, FSDP)
+PARALLELISMS = (PIPELINE, *DATA_PARALLELISMS)
 OPTIMIZERS = ("adamw", "adamw-bf16", "adamw8bit-in-backward")
 DEFAULT_OPTIMIZER = "adamw"
 

@@ -15,11 +15,19 @@ from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
 from simulator.engine.train.data_parallel import (
     OPTIMIZER_STATE_BYTES,
+    data_parallel_need_gib,
     data_parallel_peak_gib,
     data_parallel_split,
 )
 from simulator.engine.train.refined import ALL_REFINEMENTS, stage_layers
-from simulator.engine.train.workload import DDP, FSDP, MODE_REFINED, TrainWorkload
+from simulator.engine.train.workload import (
+    DDP,
+    FSDP,
+    MODE_REFINED,
+    ZERO1,
+    ZERO2,
+    TrainWorkload,
+)
 from simulator.engine.units import GB, GIB
 
 A100 = GpuSpec(name="A100", vram_gib=80.0, bf16_tflops=312.0, pcie_gbps=25.0, mem_gbps=2039.0)
@@ -76,6 +84,38 @@ def test_fsdp_shards_what_ddp_replicates():
     assert peak < 80.0
 
 
+def test_zero_1_and_2_shard_the_optimizer_state_and_then_the_gradients():
+    """Full fine-tuning of 8B on 8 GPUs, mixed-precision AdamW (ZeRO §3.1: 2 B of gradient
+    and 12 B of FP32 master copy and moments a weight, beside the 2 B BF16 copy): ZeRO-1
+    keeps 1/8 of the 12 B, ZeRO-2 1/8 of the 2 B gradient too (ZeRO §5.1's P_os and
+    P_os+g); the activations and the reserve are DDP's."""
+    full = _workload(full_finetune=True)
+    hw = Hardware(gpu=A100, gpu_count=8)
+    params = sum(p.params for p in stage_layers(full, 1, ALL_REFINEMENTS))
+    ddp = data_parallel_need_gib(full, hw)
+    zero1 = data_parallel_need_gib(replace(full, parallelism=ZERO1), hw)
+    zero2 = data_parallel_need_gib(replace(full, parallelism=ZERO2), hw)
+    assert ddp - zero1 == pytest.approx(params * 12 * 7 / 8 / GIB)
+    assert zero1 - zero2 == pytest.approx(params * 2 * 7 / 8 / GIB)
+    assert zero2 < 80.0 < ddp
+
+
+def test_zero_1_and_2_move_ddps_bytes_and_update_an_eighth_of_the_state():
+    """ZeRO-1/2 reduce-scatter the gradients and all-gather the updated weights: DDP's
+    all-reduce bytes; each GPU updates its 1/8 of the state, so the optimizer's time is 1/8
+    of DDP's (LoRA, where DDP fits)."""
+    hw = Hardware(gpu=A100, gpu_count=8)
+    ddp = data_parallel_split(_workload(), hw)
+    zero1 = data_parallel_split(_workload(parallelism=ZERO1), hw)
+    assert ddp is not None
+    assert zero1 is not None
+    assert zero1.transfer_s == ddp.transfer_s
+    assert zero1.compute_s == ddp.compute_s
+    optimizer_ddp = ddp.step_s - ddp.micro_batches * max(ddp.compute_s, ddp.transfer_s)
+    optimizer_zero1 = zero1.step_s - zero1.micro_batches * max(zero1.compute_s, zero1.transfer_s)
+    assert optimizer_zero1 == pytest.approx(optimizer_ddp / 8)
+
+
 def test_full_fine_tuning_computes_every_weight_gradient():
     """Full training is 2 + 4 FLOPs a weight a token against LoRA's 2 + 2: slower per token."""
     hw = Hardware(gpu=A100, gpu_count=8)
@@ -105,6 +145,7 @@ def test_requests_choose_the_parallelism_and_reference_mode_refuses_it():
     ("change", "field"),
     [
         ({"parallelism": "tensor"}, "workload.parallelism"),
+        ({"parallelism": "zero3"}, "workload.parallelism"),
         ({"full_finetune": "yes"}, "workload.full_finetune"),
         ({"full_finetune": True, "quant": "NF4"}, "workload.full_finetune"),
         ({"optimizer": "sgd"}, "workload.optimizer"),

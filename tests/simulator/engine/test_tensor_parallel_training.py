@@ -75,7 +75,7 @@ def test_splitting_layers_lets_a_model_fit_that_replicas_cannot_hold() -> None:
 @pytest.mark.parametrize(
     ("changes", "gpus", "message"),
     [
-        ({"parallelism": PIPELINE}, 2, "'ddp' or 'fsdp'"),
+        ({"parallelism": PIPELINE}, 2, "not the layer pipeline"),
         ({"parallelism": DDP, "tensor_parallel": 3}, 4, "divide hardware.gpu_count"),
         ({"parallelism": DDP, "tensor_parallel": 64}, 64, "32 attention heads"),
         ({"parallelism": PIPELINE, "mode": MODE_REFERENCE}, 2, "reference mode"),
