@@ -66,14 +66,36 @@ def with_defaults(data: Any, defaults: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+# An API field's path inside an engine message ("… or hardware.gpu.fp8_tflops").
+ENGINE_PATH = re.compile(r"\b(?:hardware|workload)\.[a-z0-9_.]*[a-z0-9_]")
+
+
+def _form_field(form: forms.Form, path: str) -> str | None:
+    """The form field an engine path names, if the form has it."""
+    name = ENGINE_FIELD_ALIASES.get(path, path.rsplit(".", 1)[-1])
+    return name if name in form.fields else None
+
+
+def _in_form_words(form: forms.Form, message: str) -> str:
+    """The engine's message with each API path the form shows as a field named by its
+    label, as the page says it ("Dense FP8 TFLOPS", not hardware.gpu.fp8_tflops)."""
+
+    def label(match: re.Match[str]) -> str:
+        name = _form_field(form, match.group(0))
+        return f"“{form.fields[name].label}”" if name else match.group(0)
+
+    return ENGINE_PATH.sub(label, message)
+
+
 def engine_error_add(form: forms.Form, exc: EngineInputError) -> None:
     """Put the engine's message on the field its JSON path names, else on the form."""
     path = json_path(exc.field)
-    name = ENGINE_FIELD_ALIASES.get(path, path.rsplit(".", 1)[-1])
-    if name in form.fields:
-        form.add_error(name, exc.message)
+    name = _form_field(form, path)
+    message = _in_form_words(form, exc.message)
+    if name is not None:
+        form.add_error(name, message)
     else:
-        form.add_error(None, f"{path}: {exc.message}")
+        form.add_error(None, f"{path}: {message}")
 
 
 class ModelField(forms.ChoiceField):

@@ -166,6 +166,9 @@ def test_fp8_training_needs_an_fp8_peak_and_then_runs_faster_than_bf16(
     with page.expect_response(is_simulate_post):
         form.get_by_label("Quantization").select_option("FP8")
     expect(page.locator("#id_quant_error")).to_contain_text("FP8 tensor cores")
+    # the field to fill, named by its label on this page, not by the API's path
+    expect(page.locator("#id_quant_error")).to_contain_text("“Dense FP8 TFLOPS”")
+    expect(page.locator("#id_quant_error")).not_to_contain_text("hardware.gpu")
     screenshots(page, "simulate-fp8-refused")
 
     fp8 = form.get_by_label("Dense FP8 TFLOPS")
