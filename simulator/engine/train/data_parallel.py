@@ -222,7 +222,8 @@ def data_parallel_split(
     if batch < 1:
         return None
     util = refine.utilization(workload.utilization, batch * workload.seq_len)
-    flops_per_s = effective_flops_per_s(gpu.bf16_sustained(), util, workload.quant.compute_speedup)
+    speedup = workload.quant.compute_speedup
+    flops_per_s = effective_flops_per_s(refine.bf16_tflops(gpu), util, speedup)
     dequant = layer_dequant_s(plans, workload, gpu.mem_gbps, refine)
     uses_fwd, uses_bwd = dequant_uses(workload.activation_checkpointing)
     traffic_fwd, traffic_bwd = layer_traffic_s(

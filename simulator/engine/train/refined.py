@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from simulator.engine.formats.training import QuantFormat, layer_gib
-from simulator.engine.hardware import Hardware
+from simulator.engine.hardware import GpuSpec, Hardware
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import (
     dense_layer,
@@ -94,6 +94,7 @@ class Refinements:
     dequantization: bool = True
     lm_head: bool = True
     causal_attention: bool = True
+    sustained_matmul: bool = True
 
     def names(self) -> tuple[str, ...]:
         return tuple(name for name in self.__slots__ if getattr(self, name))
@@ -113,6 +114,11 @@ class Refinements:
         """The utilization a micro-batch of `tokens` tokens reaches."""
         return base * utilization_factor(tokens) if self.utilization_curve else base
 
+    def bf16_tflops(self, gpu: GpuSpec) -> float:
+        """The BF16 rate the utilization is a share of: what the GPU's large matmuls sustain,
+        measured (sustained.py), or the seed's datasheet peak."""
+        return gpu.bf16_sustained() if self.sustained_matmul else gpu.bf16_tflops
+
 
 ALL_REFINEMENTS = Refinements()
 # What each refinement changes against seed 000's equations, in a line (docs/model.md,
@@ -128,11 +134,12 @@ REFINEMENT_EFFECTS = {
     "dequantization": "QLoRA dequantizes its NF4 base to BF16 on every use",
     "lm_head": "the output projection and the loss run once per token after the last layer",
     "causal_attention": "attention scores the S(S+1)/2 query-key pairs a causal mask keeps, not S²",
+    "sustained_matmul": "compute at what the GPU's large matmuls sustain, measured, not its peak",
 }
 NO_REFINEMENTS = Refinements(
     layer_shapes=False, utilization_curve=False, partial_ram=False, timeline=False,
     one_f_one_b=False, frozen_base=False, decimal_bandwidth=False, dequantization=False,
-    lm_head=False, causal_attention=False,
+    lm_head=False, causal_attention=False, sustained_matmul=False,
 )  # fmt: skip
 
 
@@ -367,7 +374,7 @@ def evaluate_refined(
         return None
     util = refine.utilization(workload.utilization, batch * workload.seq_len)
     flops_per_s = effective_flops_per_s(
-        hw.require_gpu().bf16_sustained(), util, workload.quant.compute_speedup
+        refine.bf16_tflops(hw.require_gpu()), util, workload.quant.compute_speedup
     )
     mem_gbps = hw.require_gpu().mem_gbps
     dequant_s = layer_dequant_s(plans, workload, mem_gbps, refine)

@@ -221,7 +221,7 @@ def _group(
             0,
         )
     util = workload.utilization * utilization_factors(batch * workload.seq_len)
-    sustained = np.asarray([h.require_gpu().bf16_sustained() for h in configs])
+    sustained = np.asarray([ALL_REFINEMENTS.bf16_tflops(h.require_gpu()) for h in configs])
     flops_per_s = effective_flops_per_s(sustained, util, workload.quant.compute_speedup)
     fwd_flops = np.asarray([p.forward_flops_per_sequence for p in stage.plans])
     bwd_flops = np.asarray([p.backward_flops_per_sequence for p in stage.plans])
