@@ -97,7 +97,8 @@ def test_data_parallel_adds_the_head_to_each_micro_batch() -> None:
     assert plain is not None
     gpu = h200().require_gpu()
     tokens = with_head.micro_batch * workload.seq_len
-    flops_per_s = gpu.bf16_tflops * 1e12 * ALL_REFINEMENTS.utilization(workload.utilization, tokens)
+    rate = ALL_REFINEMENTS.bf16_tflops(gpu) * 1e12  # the H200's sustained matmul rate
+    flops_per_s = rate * ALL_REFINEMENTS.utilization(workload.utilization, tokens)
     expected = sum(head_s(workload, ALL_REFINEMENTS, tokens, flops_per_s, gpu.mem_gbps))
     assert with_head.compute_s - plain.compute_s == pytest.approx(
         with_head.micro_batches * expected
