@@ -12,11 +12,7 @@ from dataclasses import dataclass, replace
 
 from simulator.engine.devices import Gpu, require_device
 from simulator.engine.errors import EngineInputError
-from simulator.engine.sustained import (
-    bf16_sustained_tflops,
-    fp8_sustained_tflops,
-    other_gpu_fraction,
-)
+from simulator.engine.sustained import bf16_sustained_tflops, other_gpu_fraction
 from simulator.engine.units import GIGA, PCIE_X16_GBPS_BY_GEN
 
 # Effective PCIe bandwidths (reference-model.md §7); x8 halves them.
@@ -170,7 +166,8 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         fp16_tflops=None if device.fp16_tflops is None else float(device.fp16_tflops),
         fp8_tflops=None if device.fp8_tflops is None else float(device.fp8_tflops),
         bf16_sustained_tflops=bf16_sustained_tflops(device),
-        fp8_sustained_tflops=fp8_sustained_tflops(device),
+        # measured or None: fp8_sustained() derives the rest from the BF16 share above
+        fp8_sustained_tflops=device.fp8_sustained_tflops,
         maker=device.manufacturer,
     )
 

@@ -53,13 +53,3 @@ def bf16_sustained_tflops(device: Gpu) -> float:
     if device.bf16_sustained_tflops is not None:
         return device.bf16_sustained_tflops
     return device.bf16_tflops * sustained_fractions()[is_geforce(device)]
-
-
-def fp8_sustained_tflops(device: Gpu) -> float | None:
-    """The device's measured sustained FP8 matmul rate, or its FP8 peak at the share of
-    its BF16 peak it sustains; None without FP8 tensor cores."""
-    if device.fp8_tflops is None:
-        return None
-    if device.fp8_sustained_tflops is not None:
-        return device.fp8_sustained_tflops
-    return device.fp8_tflops * bf16_sustained_tflops(device) / device.bf16_tflops

@@ -72,13 +72,13 @@ def fp8_kernel_speedup(gpu: GpuSpec) -> float:
     """What the GPU's FP8 matmuls sustain over its BF16 ones (measured: 1.77 on an H100 SXM,
     1.83 on an H200; else the datasheets' 2 on Ada, Hopper, Blackwell and CDNA 3);
     `EngineInputError` on a GPU with no FP8 tensor cores."""
-    if gpu.fp8_tflops is None:
+    fp8 = gpu.fp8_sustained()  # None exactly when the GPU has no FP8 figure
+    if fp8 is None:
         raise EngineInputError(
             field="workload.quant",
             message=f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell, CDNA 3): "
             f"{gpu.name} has no dense FP8 figure (the device table's or hardware.gpu.fp8_tflops)",
         )
-    fp8 = gpu.fp8_sustained() or gpu.fp8_tflops  # known whenever fp8_tflops is
     return fp8 / gpu.bf16_sustained()
 
 
