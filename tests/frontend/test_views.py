@@ -181,6 +181,17 @@ def test_a_custom_gpu_is_simulated_and_shown_with_its_charts(client: Client) -> 
     assert 'id="timeline-data"' in _text(response)
 
 
+def test_the_summary_names_the_gpus_peak_and_the_sustained_rate_it_trains_at(
+    client: Client,
+) -> None:
+    """A given sustained rate is shown beside the peak with its unit; without one, the page
+    says the median measured share stands in."""
+    given = client.post("/simulate/", {**CUSTOM, "bf16_sustained_tflops": "180"}, headers=HTMX)
+    assert "200 TFLOPS peak, 180 TFLOPS sustained" in _text(given)
+    prior = client.post("/simulate/", CUSTOM, headers=HTMX)
+    assert "200 TFLOPS peak, sustained at the median measured share" in _text(prior)
+
+
 def test_a_custom_zero_vram_shows_the_engine_error_next_to_the_vram_field(
     client: Client,
 ) -> None:
