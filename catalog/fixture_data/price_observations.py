@@ -16,7 +16,13 @@ had none or only an estimate; "read" dates of those rows are 2026-11-28. Hugging
 hardware pages print an MSRP rounded to a hundred dollars ("$8.5k", recorded as 8500; the
 quote keeps the page's text).
 
-Parts the search found no such price for keep only the planner's estimate (vendor
+A third search on 2026-11-29 read PCPartPicker's listings for CPUs, motherboards, NVMe drives,
+memory kits, PSUs and cases from the same pc-part-dataset commit the GPU listings come from
+(one listing per part, matched on the exact model, capacity, kit layout and speed; a colour
+variant is the black one; a listing whose product year or module type the catalog name
+leaves open, such as the Corsair RM750e's 2022, 2023 and 2025 versions, is not used).
+
+Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
 estimate: the RTX 4080 Super, 4070 Ti Super and 5070 Ti, for which the search found no
@@ -36,6 +42,13 @@ PC_PART_DATASET = (
     "https://github.com/docyx/pc-part-dataset/blob/06ffc8eec068db5e8145e012ad2ec11e56a7c969/"
     "data/json/video-card.json"
 )
+# The same dataset's other categories (CPUs, boards, drives, memory, PSUs, cases).
+PCPP_CASE = PC_PART_DATASET.replace("video-card.json", "case.json")
+PCPP_CPU = PC_PART_DATASET.replace("video-card.json", "cpu.json")
+PCPP_INTERNAL_HARD_DRIVE = PC_PART_DATASET.replace("video-card.json", "internal-hard-drive.json")
+PCPP_MEMORY = PC_PART_DATASET.replace("video-card.json", "memory.json")
+PCPP_MOTHERBOARD = PC_PART_DATASET.replace("video-card.json", "motherboard.json")
+PCPP_POWER_SUPPLY = PC_PART_DATASET.replace("video-card.json", "power-supply.json")
 PAGE = "page"
 # HKEPC's RTX 4070 SUPER Founders Edition review, page 2 (NVIDIA's figures, "官方數據").
 HKEPC_4070_SUPER = (
@@ -361,5 +374,171 @@ PRICE_OBSERVATIONS = [
         observed_on="2025-06-18", dated=PAGE,
         quote="Crucial T500 2TB Gen4 NVMe M.2 Internal Gaming SSD ... CT2000T500SSD8 ... "
         "$124.99 ... in stock ... as of June 18, 2025 4:34 am",
+    ),
+    # --- PCPartPicker's listings (docyx/pc-part-dataset, July 23, 2025) for CPUs, boards,
+    # drives, memory, PSUs and cases, searched 2026-11-29; the quote is the dataset's record.
+    SourcedPrice(
+        part_pk=211, amount="259.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Intel Core Ultra 5 245K)", region="US",
+        source_url=PCPP_CPU, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Intel Core Ultra 5 245K","price":259.99,"core_count":14,"core_clock":4.'
+        '2,"boost_clock":5.2,"microarchitecture":"Arrow Lake","tdp":125,"graphics":"Intel'
+        ' Xe"}',
+    ),
+    SourcedPrice(
+        part_pk=212, amount="269.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Intel Core Ultra 7 265K)", region="US",
+        source_url=PCPP_CPU, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Intel Core Ultra 7 265K","price":269.99,"core_count":20,"core_clock":3.'
+        '9,"boost_clock":5.5,"microarchitecture":"Arrow Lake","tdp":125,"graphics":"Intel'
+        ' Xe"}',
+    ),
+    SourcedPrice(
+        part_pk=303, amount="468.95", currency="USD", condition="new",
+        vendor="PCPartPicker (ASRock X870E Taichi)", region="US",
+        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"ASRock X870E Taichi","price":468.95,"socket":"AM5","form_factor":"EATX"'
+        ',"max_memory":256,"memory_slots":4,"color":"Black"}',
+    ),
+    SourcedPrice(
+        part_pk=304, amount="273", currency="USD", condition="new",
+        vendor="PCPartPicker (MSI PRO X870-P WIFI)", region="US",
+        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"MSI PRO X870-P WIFI","price":273,"socket":"AM5","form_factor":"ATX","ma'
+        'x_memory":256,"memory_slots":4,"color":"Black / Silver"}',
+    ),
+    SourcedPrice(
+        part_pk=311, amount="239.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Asus PRIME Z890-P WIFI)", region="US",
+        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Asus PRIME Z890-P WIFI","price":239.99,"socket":"LGA1851","form_factor"'
+        ':"ATX","max_memory":192,"memory_slots":4,"color":"Black / Silver"}',
+    ),
+    SourcedPrice(
+        part_pk=312, amount="239.99", currency="USD", condition="new",
+        vendor="PCPartPicker (MSI MAG Z890 TOMAHAWK WIFI)", region="US",
+        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"MSI MAG Z890 TOMAHAWK WIFI","price":239.99,"socket":"LGA1851","form_fac'
+        'tor":"ATX","max_memory":256,"memory_slots":4,"color":"Black / Yellow"}',
+    ),
+    SourcedPrice(
+        part_pk=313, amount="489.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Asus ProArt Z890-CREATOR WIFI)", region="US",
+        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Asus ProArt Z890-CREATOR WIFI","price":489.99,"socket":"LGA1851","form_'
+        'factor":"ATX","max_memory":256,"memory_slots":4,"color":"Black / Gold"}',
+    ),
+    SourcedPrice(
+        part_pk=401, amount="189.95", currency="USD", condition="new",
+        vendor="PCPartPicker (Samsung 970 Evo Plus 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Samsung 970 Evo Plus","price":189.95,"capacity":2000,"price_per_gb":0.0'
+        '95,"type":"SSD","cache":1024,"form_factor":"M.2-2280","interface":"M.2 PCIe 3.0 '
+        'X4"}',
+    ),
+    SourcedPrice(
+        part_pk=402, amount="119.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Crucial P3 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Crucial P3","price":119.99,"capacity":2000,"price_per_gb":0.06,"type":"'
+        'SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 3.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=412, amount="299.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Samsung 990 Pro 4000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Samsung 990 Pro","price":299.99,"capacity":4000,"price_per_gb":0.075,"t'
+        'ype":"SSD","cache":4096,"form_factor":"M.2-2280","interface":"M.2 PCIe 4.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=413, amount="154.54", currency="USD", condition="new",
+        vendor="PCPartPicker (Western Digital WD_Black SN850X 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Western Digital WD_Black SN850X","price":154.54,"capacity":2000,"price_'
+        'per_gb":0.077,"type":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.'
+        '2 PCIe 4.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=414, amount="113.95", currency="USD", condition="new",
+        vendor="PCPartPicker (Crucial P3 Plus 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Crucial P3 Plus","price":113.95,"capacity":2000,"price_per_gb":0.057,"t'
+        'ype":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 4.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=422, amount="219.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Crucial T700 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Crucial T700","price":219.99,"capacity":2000,"price_per_gb":0.11,"type"'
+        ':"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 5.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=423, amount="229.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Samsung 9100 PRO 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Samsung 9100 PRO","price":229.99,"capacity":2000,"price_per_gb":0.115,"'
+        'type":"SSD","cache":2048,"form_factor":"M.2-2280","interface":"M.2 PCIe 5.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=424, amount="224.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Western Digital WD_BLACK SN8100 2000 GB)", region="US",
+        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Western Digital WD_BLACK SN8100","price":224.99,"capacity":2000,"price_'
+        'per_gb":0.112,"type":"SSD","cache":2048,"form_factor":"M.2-2280","interface":"M.'
+        '2 PCIe 5.0 X4"}',
+    ),
+    SourcedPrice(
+        part_pk=503, amount="329.99", currency="USD", condition="new",
+        vendor="PCPartPicker (G.Skill Flare X5 96 GB DDR5-6000 2x48GB)", region="US",
+        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"G.Skill Flare X5 96 GB","price":329.99,"speed":[5,6000],"modules":[2,48'
+        '],"price_per_gb":3.437,"color":"Black","first_word_latency":10,"cas_latency":30}',
+    ),
+    SourcedPrice(
+        part_pk=504, amount="540.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Corsair Vengeance 128 GB DDR5-5600 4x32GB)", region="US",
+        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Corsair Vengeance 128 GB","price":540.99,"speed":[5,5600],"modules":[4,'
+        '32],"price_per_gb":4.226,"color":"Black","first_word_latency":14.286,"cas_latenc'
+        'y":40}',
+    ),
+    SourcedPrice(
+        part_pk=505, amount="279.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Crucial CT2K64G56C46U5 128 GB DDR5-5600 2x64GB)", region="US",
+        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Crucial CT2K64G56C46U5 128 GB","price":279.99,"speed":[5,5600],"modules'
+        '":[2,64],"price_per_gb":2.187,"color":"Black","first_word_latency":16.429,"cas_l'
+        'atency":46}',
+    ),
+    SourcedPrice(
+        part_pk=506, amount="614.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Corsair Vengeance 192 GB DDR5-5200 4x48GB)", region="US",
+        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Corsair Vengeance 192 GB","price":614.99,"speed":[5,5200],"modules":[4,'
+        '48],"price_per_gb":3.203,"color":"Black","first_word_latency":14.615,"cas_latenc'
+        'y":38}',
+    ),
+    SourcedPrice(
+        part_pk=605, amount="229.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Corsair RM1200x SHIFT Black)", region="US",
+        source_url=PCPP_POWER_SUPPLY, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Corsair RM1200x SHIFT","price":229.99,"type":"ATX","efficiency":"gold",'
+        '"wattage":1200,"modular":"Full / Side","color":"Black"}',
+    ),
+    SourcedPrice(
+        part_pk=704, amount="219.99", currency="USD", condition="new",
+        vendor="PCPartPicker (Fractal Design Meshify 2 XL)", region="US",
+        source_url=PCPP_CASE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Fractal Design Meshify 2 XL","price":219.99,"type":"ATX Full Tower","co'
+        'lor":"Black","psu":null,"side_panel":"Tinted Tempered Glass","external_volume":8'
+        '1.5,"internal_35_bays":6}',
+    ),
+    SourcedPrice(
+        part_pk=705, amount="254.98", currency="USD", condition="new",
+        vendor="PCPartPicker (Lian Li O11 Dynamic EVO XL Black)", region="US",
+        source_url=PCPP_CASE, observed_on="2025-07-23", dated=PAGE,
+        quote='{"name":"Lian Li O11 Dynamic EVO XL","price":254.98,"type":"ATX Full Tower","col'
+        'or":"Black","psu":null,"side_panel":"Tempered Glass","external_volume":84.4,"int'
+        'ernal_35_bays":4}',
     ),
 ]  # fmt: skip

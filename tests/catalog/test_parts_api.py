@@ -70,8 +70,14 @@ def test_a_parts_price_history_lists_every_observation_newest_first() -> None:
 
 
 def test_the_price_list_filters_by_kind_and_date() -> None:
-    body = get("/api/prices?kind=ram_kit&observed_before=2025-12-31")
+    # RAM kits' prices before 2025-07-20: only seed 000's mid-2025 $200 for the 64 GB kit
+    # (PCPartPicker's listings of four kits are dated 2025-07-23, the rest 2026-02-01).
+    body = get("/api/prices?kind=ram_kit&observed_before=2025-07-20")
     assert [p["part"] for p in body["results"]] == ["kingston-fury-beast-64gb-2x32gb-ddr5-6000"]
+    july = get("/api/prices?kind=ram_kit&observed_after=2025-07-23&observed_before=2025-07-23")
+    assert len(july["results"]) == 4
+    assert {p["observed_on"] for p in july["results"]} == {"2025-07-23"}
+    assert {p["vendor"].split(" (")[0] for p in july["results"]} == {"PCPartPicker"}
 
 
 def test_a_seed_build_shows_its_total_problems_and_hardware() -> None:
