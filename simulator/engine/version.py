@@ -16,7 +16,10 @@
 # 1.9: FP8 training (the linear GEMMs' step time at the FP8 peak); tensor-parallel training.
 # 1.10: training computes at what a GPU's large matmuls sustain, measured (sustained.py), not
 # at the datasheet peak; ZeRO-1 and ZeRO-2 data parallelism (sharded optimizer state, gradients).
+# 1.11: measured sustained matmul rates for the H20, A800 SXM, RTX 5080 and 5070 Ti; the GTX 1650
+# SUPER and Graviton3 records; serving figures per user (tok/s/user) read as the run's over its
+# requests; GLM-Z1-32B-0414 read as GLM-4-32B-0414.
 
-ENGINE_VERSION = "1.10.0"
+ENGINE_VERSION = "1.11.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

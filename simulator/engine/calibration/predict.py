@@ -13,6 +13,7 @@ from simulator.engine.calibration.setups import (
     Setup,
     TrainSetup,
     per_gpu,
+    per_user,
     row_setup,
     runtime_of,
     tokens_per_s_scale,
@@ -101,6 +102,8 @@ def predicted_value(setup: Setup, efficiency: Efficiency, unit: str = "tok/s") -
         return setup.figure.published(value), bound
     if per_gpu(unit) or (isinstance(setup, TrainSetup) and setup.per_gpu):
         value /= setup.request.hardware.gpu_count
+    if isinstance(setup, InferSetup) and per_user(unit):
+        value /= setup.request.workload.batch
     return value / tokens_per_s_scale(unit), bound
 
 

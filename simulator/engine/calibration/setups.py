@@ -174,6 +174,11 @@ MODEL_ALIASES: dict[str, str] = {
     "glm 4 32b 0414": "glm-4-32b-0414",
     "glm-4-32b-0414": "glm-4-32b-0414",
     "glm4 32b 0414": "glm-4-32b-0414",
+    # GLM-Z1-32B-0414 (no config.json copy found): its GGUF's metadata, as llama.cpp loads
+    # it, gives GLM-4-32B-0414's every shape (61 blocks, 6144 wide, FFN 23040, 48 heads, 2
+    # KV heads, head 128, rotary 64, vocab 151552, 32,768 context, 32.57 B): ubergarm's load
+    # logs in ikawrakow/ik_llama.cpp PR #370 (turn 1) and PR #344 (turn 18), read 2026-11-29
+    "glm z1 32b 0414": "glm-4-32b-0414",
     "ministral 3 8b": "ministral-3-8b",
     "ministral3 8b": "ministral-3-8b",
     "phi 4 mini instruct": "phi-4-mini",
@@ -759,6 +764,8 @@ TOKENS_PER_S = re.compile(
 PER_GPU = re.compile(
     r"(?:/\s*(?:GPU|device)|per\s+(?:GPU|device)|tokens\s*/\s*GPU\s*/\s*s)\b", re.IGNORECASE
 )
+# "tok/s/user", "TPS/user", "per-user output throughput": one request's share of a serving run.
+PER_USER = re.compile(r"(?:/\s*user|per[\s-]+user)\b", re.IGNORECASE)
 
 
 # Thousands of tokens per second ("k TPS (published as '8.6k')", "k Tok/s").
@@ -783,6 +790,13 @@ def tokens_per_s_scale(unit: str) -> float:
 def per_gpu(unit: str) -> bool:
     """ "tokens/s/GPU", "tokens per second per GPU": the machine's figure over its GPUs."""
     return PER_GPU.search(unit) is not None
+
+
+def per_user(unit: str) -> bool:
+    """ "tok/s/user": what one of the run's concurrent requests sees, the run's output tokens/s
+    over its requests (in steady continuous batching each request's time per output token
+    holds its share of the other requests' prefills as well as the decode steps)."""
+    return PER_USER.search(unit) is not None
 
 
 def runtime_of(row: MeasurementRow) -> str:

@@ -11,6 +11,7 @@ from simulator.engine.calibration.setups import (
     _match,
     is_tokens_per_s,
     per_gpu,
+    per_user,
     row_setup,
     runtime_of,
 )
@@ -74,6 +75,18 @@ def test_a_per_gpu_figure_is_the_machines_over_its_gpus() -> None:
     each = predict_row(_row(hardware=hardware, unit="tokens/s/GPU")).predicted
     assert machine is not None
     assert each == pytest.approx(machine / 2)
+
+
+def test_a_per_user_figure_is_the_serving_runs_over_its_requests() -> None:
+    assert per_user("tok/s/user")
+    assert per_user("per-user output throughput")
+    assert not per_user("tok/s")
+    serving = {"phase": "serving", "concurrency": 32, "prompt_tokens": 1024, "gen_tokens": 128}
+    hardware = {"gpu": "H100 SXM", "gpu_count": 1}
+    run = predict_row(_row(hardware=hardware, workload=serving))
+    user = predict_row(_row(hardware=hardware, workload=serving, unit="tok/s/user"))
+    assert run.predicted is not None
+    assert user.predicted == pytest.approx(run.predicted / 32)
 
 
 def test_a_device_is_found_by_its_words_in_any_order() -> None:
