@@ -15,7 +15,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from catalog.hardware import M2_LANES_PER_DRIVE, pcie_label
-from catalog.models import Case, Cpu, Gpu, Motherboard, NvmeCard, NvmeDrive, PartKind, Psu, RamKit
+from catalog.models import (
+    Case,
+    CaseSize,
+    Cpu,
+    Gpu,
+    Motherboard,
+    NvmeCard,
+    NvmeDrive,
+    PartKind,
+    Psu,
+    RamKit,
+)
 from catalog.spec import REQUIRED_KINDS, BuildSpec
 
 # A PSU should carry the parts' summed TDP with 25 % headroom for transients (issue #4).
@@ -283,6 +294,21 @@ def gpu_length_error(case: Case, gpu: Gpu) -> str | None:
     )
 
 
+def gpu_airflow_error(case: Case, gpu: Gpu) -> str | None:
+    if gpu.passive_cooling is not True or case.size == CaseSize.RACK:
+        return None
+    return (
+        f"GPU without a fan: the {gpu.name} is passively cooled and needs a rack chassis's "
+        f"forced airflow; the {case.name} is {_size_words(case)}."
+    )
+
+
+def _size_words(case: Case) -> str:
+    if not case.size:
+        return "not a rack chassis"
+    return f"a {CaseSize(case.size).label}"
+
+
 def gpu_thickness_error(
     case: Case, gpu: Gpu, gpu_count: int, card: NvmeCard | None, card_count: int
 ) -> str | None:
@@ -308,6 +334,7 @@ def case_fits(
     return (
         case_board_error(case, board) is None
         and gpu_length_error(case, gpu) is None
+        and gpu_airflow_error(case, gpu) is None
         and gpu_thickness_error(case, gpu, gpu_count, card, 1 if card else 0) is None
     )
 
@@ -334,6 +361,14 @@ def gpu_length(spec: BuildSpec) -> list[Problem]:
     if gpu is None or case is None:
         return []
     return _error("gpu_length", gpu_length_error(case, gpu))
+
+
+@rule
+def gpu_airflow(spec: BuildSpec) -> list[Problem]:
+    gpu, case = spec.gpu, spec.case
+    if gpu is None or case is None:
+        return []
+    return _error("gpu_airflow", gpu_airflow_error(case, gpu))
 
 
 @rule

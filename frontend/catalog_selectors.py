@@ -58,6 +58,10 @@ def _form_factors(factors: list[str]) -> str:
     return ", ".join(BoardFormFactor(f).label for f in factors)
 
 
+def _cooling(passive: bool) -> str:
+    return "passive: needs a rack chassis's airflow" if passive else "its own fan"
+
+
 def _chipsets(chipsets: list[str]) -> str:
     return ", ".join(chipsets) or "every board of its socket"
 
@@ -87,6 +91,7 @@ SPECS: dict[str, Spec] = {
     "tdp_w": Spec(label="power (TDP)", unit="W"),
     "slot_width": Spec(label="width", unit="slots", unit_one="slot"),
     "length_mm": Spec(label="length", unit="mm"),
+    "passive_cooling": Spec(label="cooling", words=_cooling),
     # CPU
     "socket": Spec(label="socket"),
     "cores": Spec(label="cores", unit="cores", unit_one="core"),

@@ -91,6 +91,13 @@ class Gpu(Part):
     tdp_w = models.PositiveSmallIntegerField(help_text="board power, W")
     slot_width = models.PositiveSmallIntegerField(help_text="expansion slots the card occupies")
     length_mm = models.PositiveSmallIntegerField()
+    passive_cooling = models.BooleanField(
+        null=True,
+        blank=True,
+        default=None,
+        help_text="no fan of its own (datasheet: thermal solution passive): needs a rack "
+        "chassis's forced airflow; empty: not stated",
+    )
 
     class Meta:
         verbose_name = "GPU"

@@ -53,6 +53,10 @@ class Gpu:
     bf16_sustained_tflops: float | None = None
     fp8_sustained_tflops: float | None = None
     sustained_source: str = ""
+    # No fan of its own (the datasheet's "thermal solution: passive"): the card is cooled by a
+    # server chassis's forced front-to-back airflow, which no desktop tower gives. None: no
+    # source found says (the source field names the one that does).
+    passive_cooling: bool | None = None
 
     @property
     def pcie_gbps(self) -> float:

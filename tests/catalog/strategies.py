@@ -30,7 +30,8 @@ def part(factory: type[DjangoModelFactory[Any]], **choices: Sequence[object]) ->
 
 
 GPUS = part(GpuFactory, slot_width=(1, 2, 3), length_mm=(250, 250, 330),
-            tdp_w=(150, 450, 600), pcie_gen=(4, 5), pcie_lanes=(8, 16, 16))  # fmt: skip
+            tdp_w=(150, 450, 600), pcie_gen=(4, 5), pcie_lanes=(8, 16, 16),
+            passive_cooling=(None, False, True))  # fmt: skip
 CPUS = part(CpuFactory, socket=("AM5", "SP5"), chipsets=([], [], ["X870E"]), max_cpus=(1, 2),
             tdp_w=(65, 360))  # fmt: skip
 BOARDS = part(
@@ -49,7 +50,8 @@ NVME_CARDS = part(NvmeCardFactory, pcie_gen=(4, 5), m2_slots=(2, 4), slot_width=
 PSUS = part(PsuFactory, watts=(850, 1600, 2400), psu_form_factor=("ATX", "ATX", "server"))
 CASES = part(CaseFactory, board_form_factors=(["ATX"], ["ATX", "EATX"]),
              psu_form_factor=("ATX", "ATX", "server"), expansion_slots=(4, 8, 12, 12),
-             max_gpu_length_mm=(300, 400), max_gpu_slot_width=(2, 4))  # fmt: skip
+             max_gpu_length_mm=(300, 400), max_gpu_slot_width=(2, 4),
+             size=("mid_tower", "full_tower", "rack", ""))  # fmt: skip
 
 # Each kind of a PC build: its factory (the working build's part) and its strategy.
 KINDS: tuple[tuple[type[DjangoModelFactory[Any]], Any], ...] = (

@@ -226,6 +226,29 @@ def test_it_rejects_a_3_slot_gpu_in_double_width_server_bays() -> None:
     ]
 
 
+def test_it_accepts_a_passively_cooled_gpu_in_a_rack_chassis() -> None:
+    gpu = GpuFactory.build(name="L40S", passive_cooling=True)
+    case = CaseFactory.build(name="GPU server", size="rack")
+    assert messages(make_spec(gpu=gpu, case=case), "gpu_airflow") == []
+
+
+def test_it_rejects_a_passively_cooled_gpu_in_a_tower() -> None:
+    gpu = GpuFactory.build(name="L40S", passive_cooling=True)
+    tower = CaseFactory.build(name="Meshify", size="full_tower")
+    unsized = CaseFactory.build(name="Some case", size="")
+    assert messages(make_spec(gpu=gpu, case=tower), "gpu_airflow") == [
+        "GPU without a fan: the L40S is passively cooled and needs a rack chassis's forced "
+        "airflow; the Meshify is a full tower."
+    ]
+    assert messages(make_spec(gpu=gpu, case=unsized), "gpu_airflow") == [
+        "GPU without a fan: the L40S is passively cooled and needs a rack chassis's forced "
+        "airflow; the Some case is not a rack chassis."
+    ]
+    # A card with its own fan goes in either.
+    fan = GpuFactory.build(name="RTX 4090")
+    assert messages(make_spec(gpu=fan, case=tower), "gpu_airflow") == []
+
+
 def test_it_accepts_four_drives_in_four_m2_slots() -> None:
     assert messages(make_spec(nvme_count=4), "nvme_slots") == []
 

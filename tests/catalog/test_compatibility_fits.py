@@ -66,7 +66,7 @@ def test_case_fits_is_the_case_rules_with_one_add_in_card_at_most(
 ) -> None:
     spec = make_spec(case=case, motherboard=board, gpu=gpu, gpu_count=count, **one_card(card))
     fits = case_fits(case, board=board, gpu=gpu, gpu_count=count, card=card)
-    assert fits == passes(spec, "case_board", "gpu_length", "gpu_thickness")
+    assert fits == passes(spec, "case_board", "gpu_length", "gpu_airflow", "gpu_thickness")
 
 
 @settings(max_examples=150, deadline=None)

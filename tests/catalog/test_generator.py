@@ -150,6 +150,19 @@ def test_every_gpu_has_candidates_for_one_to_three_gpus(
 
 
 @pytest.mark.django_db
+def test_passively_cooled_gpus_are_built_only_into_the_rack_chassis(
+    shipped_candidates: list[Candidate],
+) -> None:
+    cases = {
+        (gpu_of(c).passive_cooling, c.spec.case.size if c.spec.case else "")
+        for c in shipped_candidates
+    }
+    assert {size for passive, size in cases if passive is True} == {"rack"}
+    # GPUs with a fan, or whose cooling no source states, go in towers too.
+    assert {"mid_tower", "full_tower"} <= {size for passive, size in cases if passive is not True}
+
+
+@pytest.mark.django_db
 def test_four_gpus_need_cards_of_at_most_two_slots(shipped_candidates: list[Candidate]) -> None:
     # No case in the catalog has the 12 expansion slots four 3-slot cards need.
     widths = {gpu_of(c).slot_width for c in shipped_candidates if c.spec.gpu_count == 4}
