@@ -37,6 +37,10 @@ GPUS = [
     device_part(129, Gpu, "radeon-rx-9070-xt"),
     device_part(130, Gpu, "radeon-pro-w7900"),
     device_part(131, Gpu, "rtx-5070"),
+    # No published price found (2026-11-29): listed unpriced, not ranked.
+    device_part(132, Gpu, "instinct-mi100"),
+    device_part(133, Gpu, "instinct-mi210"),
+    device_part(134, Gpu, "radeon-ai-pro-r9700"),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-125 have no row
