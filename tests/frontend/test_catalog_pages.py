@@ -115,6 +115,21 @@ def test_a_missing_specification_reads_not_stated(client: Client) -> None:
     assert not psu["80 PLUS rating"].stated
 
 
+@pytest.mark.usefixtures("catalog")
+def test_a_gpu_page_says_how_the_card_is_cooled_and_where_it_says_so(client: Client) -> None:
+    l40s = client.get("/catalog/parts/l40s/")
+    fan = client.get("/catalog/parts/rtx-pro-6000/")
+    unknown = client.get("/catalog/parts/a100-80g/")
+
+    def cooling(response: Any) -> str:
+        return str({s.label: s.text for s in response.context["specs"]}["cooling"])
+
+    assert cooling(l40s) == "passive: needs a rack chassis's airflow"
+    assert "passively cooled via the host system" in _text(l40s)  # the cited words
+    assert cooling(fan) == "its own fan"
+    assert cooling(unknown) == "not stated"
+
+
 @pytest.mark.django_db
 def test_a_count_of_one_takes_the_singular(client: Client) -> None:
     GpuFactory.create(name="Slim GPU", slot_width=1)
