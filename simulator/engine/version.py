@@ -19,7 +19,9 @@
 # 1.11: measured sustained matmul rates for the H20, A800 SXM, RTX 5080 and 5070 Ti; the GTX 1650
 # SUPER and Graviton3 records; serving figures per user (tok/s/user) read as the run's over its
 # requests; GLM-Z1-32B-0414 read as GLM-4-32B-0414.
+# .1: serving's CPU holds what the host's RAM leaves a process (seed 000's pinned share), as
+# training's streaming does; the Ryzen 5 3500 record.
 
-ENGINE_VERSION = "1.11.0"
+ENGINE_VERSION = "1.11.1"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

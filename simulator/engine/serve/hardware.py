@@ -15,6 +15,7 @@ from simulator.engine.hardware import (
     CpuSpec,
     Hardware,
     UnifiedSpec,
+    default_pinned_gib,
 )
 from simulator.engine.units import GB, GIB, TERA
 
@@ -135,13 +136,17 @@ def cpu_device(
     cpu: CpuSpec, ram_gib: float, constants: DeviceClass | None = None, weights: str = ""
 ) -> Device:
     """The CPU at the FP32 FMA peak, or for block-quantized `weights` at the int8 dot-product
-    peak (INT8_DOT_PER_FMA ×); attention stays at the FP32 peak."""
+    peak (INT8_DOT_PER_FMA ×); attention stays at the FP32 peak. It holds what a process may
+    keep in the host's RAM, the rest being the operating system's: the share seed 000's
+    reference pins for its layers (`default_pinned_gib`: 26 of 32 GiB, 56 of 64, 120 of
+    128, 8 GiB less otherwise). Weights beyond it would be paged in from storage (llama.cpp's
+    mmap), which the engine does not model: such a placement is refused."""
     factor = INT8_DOT_PER_FMA if integer_dot_weights(weights) else 1.0
     return Device(
         location=CPU,
         bandwidth_bps=cpu.mem_gbps * GB,
         peak_flops=cpu.peak_flops * factor,
-        capacity_bytes=ram_gib * GIB,
+        capacity_bytes=default_pinned_gib(ram_gib) * GIB,
         constants=constants,
         attention_peak_flops=cpu.peak_flops,
     )

@@ -12,7 +12,7 @@ from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.hardware import GPU_RESERVE_GIB, LLAMA_CPP, CpuSpec, GpuSpec, Hardware
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.decode import distinct_experts
-from simulator.engine.serve.inference import simulate_inference
+from simulator.engine.serve.inference import InferenceResult, simulate_inference
 from simulator.engine.serve.kv_cache import max_context
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.units import GB, GIB
@@ -170,3 +170,24 @@ def test_hybrid_needs_a_moe_model():
     with pytest.raises(EngineInputError) as error:
         llama_8b("hybrid")
     assert error.value.field == "workload.placement"
+
+
+def test_the_cpu_holds_what_the_os_leaves_of_the_ram():
+    """Seed 000's host keeps 6 GiB of 32 (8 of 64 and 128, 8 otherwise) for the operating
+    system: Llama 3.1 8B in BF16 (15.0 GiB of weights) fits a 32 GiB machine's 26, not a 16
+    GiB machine's 8, where llama.cpp would page weights in from storage."""
+    workload = InferWorkload(
+        model=load_model("llama-3.1-8b"), quant=weight_scheme("BF16"), placement="cpu",
+        context=1024, batch=1, prompt_tokens=128, ubatch=512,
+    )  # fmt: skip
+
+    def on(ram_gib: float) -> InferenceResult:
+        hardware = Hardware(cpu=CPU, ram_gib=ram_gib)
+        return simulate_inference(SimulationRequest(workload=workload, hardware=hardware))
+
+    weights_gib = on(32).placement.shares[0].stored_bytes / GIB
+    assert 8 < weights_gib < 26
+    with pytest.raises(EngineInputError) as error:
+        on(16)
+    assert error.value.field == "hardware.ram_gib"
+    assert "has 8.0 GB usable" in error.value.message
