@@ -33,22 +33,16 @@ from dataclasses import dataclass
 
 READ_ON = "2026-11-26"
 READ_ON_28 = "2026-11-28"  # the second search, for parts with no published price yet
-# PCPartPicker's listings as docyx/pc-part-dataset stored them ("Last updated: July 23, 2025")
 STRIXHALO_WIKI_BOSGAME = (
     "https://github.com/kyuz0/strixhalo-homelab/blob/a52f32e8b22b714c943617edd5d95115925abbd7/"
     "Hardware/PCs/Bosgame_M5.md"
 )
+# PCPartPicker's listings as docyx/pc-part-dataset stored them ("Last updated: July 23, 2025")
 PC_PART_DATASET = (
     "https://github.com/docyx/pc-part-dataset/blob/06ffc8eec068db5e8145e012ad2ec11e56a7c969/"
-    "data/json/video-card.json"
+    "data/json/"
 )
-# The same dataset's other categories (CPUs, boards, drives, memory, PSUs, cases).
-PCPP_CASE = PC_PART_DATASET.replace("video-card.json", "case.json")
-PCPP_CPU = PC_PART_DATASET.replace("video-card.json", "cpu.json")
-PCPP_INTERNAL_HARD_DRIVE = PC_PART_DATASET.replace("video-card.json", "internal-hard-drive.json")
-PCPP_MEMORY = PC_PART_DATASET.replace("video-card.json", "memory.json")
-PCPP_MOTHERBOARD = PC_PART_DATASET.replace("video-card.json", "motherboard.json")
-PCPP_POWER_SUPPLY = PC_PART_DATASET.replace("video-card.json", "power-supply.json")
+PC_PART_DATASET_LISTED_ON = "2025-07-23"
 PAGE = "page"
 # HKEPC's RTX 4070 SUPER Founders Edition review, page 2 (NVIDIA's figures, "官方數據").
 HKEPC_4070_SUPER = (
@@ -70,6 +64,19 @@ class SourcedPrice:
     observed_on: str
     dated: str
     quote: str
+
+
+def _pcpartpicker(
+    part_pk: int, amount: str, listing: str, category: str, quote: str
+) -> SourcedPrice:
+    """A new part's US price as PCPartPicker listed it on 2025-07-23 (pc-part-dataset's
+    `category`.json, e.g. "video-card"); `listing` names the product the listing sells."""
+    return SourcedPrice(
+        part_pk=part_pk, amount=amount, currency="USD", condition="new",
+        vendor=f"PCPartPicker ({listing})", region="US",
+        source_url=f"{PC_PART_DATASET}{category}.json",
+        observed_on=PC_PART_DATASET_LISTED_ON, dated=PAGE, quote=quote,
+    )  # fmt: skip
 
 
 PRICE_OBSERVATIONS = [
@@ -224,11 +231,9 @@ PRICE_OBSERVATIONS = [
     ),
     # PCPartPicker's listed prices as of 2025-07-23, as the pc-part-dataset repository
     # scraped them (the listing names the partner card); and NVIDIA's launch MSRPs.
-    SourcedPrice(
-        part_pk=126, amount="299.97", currency="USD", condition="new",
-        vendor="PCPartPicker (MSI GeForce RTX 3060 Ventus 2X 12G)", region="US",
-        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
-        quote='"name":"MSI GeForce RTX 3060 Ventus 2X 12G","price":299.97,'
+    _pcpartpicker(
+        126, "299.97", "MSI GeForce RTX 3060 Ventus 2X 12G", "video-card",
+        '"name":"MSI GeForce RTX 3060 Ventus 2X 12G","price":299.97,'
         '"chipset":"GeForce RTX 3060 12GB"',
     ),
     SourcedPrice(
@@ -245,11 +250,9 @@ PRICE_OBSERVATIONS = [
         source_url="https://hothardware.com/news/nvidia-geforce-rtx-3060-launch-feb-25-what-expect",
         observed_on="2021-02-08", dated=PAGE, quote="GeForce RTX 3080: $699 ... Those are MSRPs",
     ),
-    SourcedPrice(
-        part_pk=127, amount="779", currency="USD", condition="new",
-        vendor="PCPartPicker (MSI GeForce RTX 3080 GAMING X TRIO 10G)", region="US",
-        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
-        quote='"name":"MSI GeForce RTX 3080 GAMING X TRIO 10G","price":779,'
+    _pcpartpicker(
+        127, "779", "MSI GeForce RTX 3080 GAMING X TRIO 10G", "video-card",
+        '"name":"MSI GeForce RTX 3080 GAMING X TRIO 10G","price":779,'
         '"chipset":"GeForce RTX 3080 10GB"',
     ),
     SourcedPrice(
@@ -258,11 +261,9 @@ PRICE_OBSERVATIONS = [
         source_url=HKEPC_4070_SUPER, observed_on=READ_ON_28, dated=READ,
         quote="規格明顯提升更重要是售價卻不變,MSRP 維持在 US$599。",
     ),
-    SourcedPrice(
-        part_pk=128, amount="629.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Asus DUAL EVO OC, RTX 4070 SUPER)", region="US",
-        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
-        quote='"name":"Asus DUAL EVO OC","price":629.99,"chipset":"GeForce RTX 4070 SUPER"',
+    _pcpartpicker(
+        128, "629.99", "Asus DUAL EVO OC, RTX 4070 SUPER", "video-card",
+        '"name":"Asus DUAL EVO OC","price":629.99,"chipset":"GeForce RTX 4070 SUPER"',
     ),
     SourcedPrice(
         part_pk=129, amount="600", currency="USD", condition="new",
@@ -271,17 +272,13 @@ PRICE_OBSERVATIONS = [
         "tearing-down-sapphires-rx-9070-xt-pulse-thermals-fan-response-noise",
         observed_on="2025-03-15", dated=PAGE, quote="Original MSRP: $600",
     ),
-    SourcedPrice(
-        part_pk=129, amount="699.99", currency="USD", condition="new",
-        vendor="PCPartPicker (ASRock Steel Legend, RX 9070 XT)", region="US",
-        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
-        quote='"name":"ASRock Steel Legend","price":699.99,"chipset":"Radeon RX 9070 XT"',
+    _pcpartpicker(
+        129, "699.99", "ASRock Steel Legend, RX 9070 XT", "video-card",
+        '"name":"ASRock Steel Legend","price":699.99,"chipset":"Radeon RX 9070 XT"',
     ),
-    SourcedPrice(
-        part_pk=130, amount="3640", currency="USD", condition="new",
-        vendor="PCPartPicker (AMD 100-300000074, Radeon PRO W7900)", region="US",
-        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
-        quote='"name":"AMD 100-300000074","price":3640,"chipset":"Radeon PRO W7900"',
+    _pcpartpicker(
+        130, "3640", "AMD 100-300000074, Radeon PRO W7900", "video-card",
+        '"name":"AMD 100-300000074","price":3640,"chipset":"Radeon PRO W7900"',
     ),
     SourcedPrice(
         part_pk=131, amount="549", currency="USD", condition="new",
@@ -289,11 +286,9 @@ PRICE_OBSERVATIONS = [
         source_url="https://technologistmag.com/nvidia-rtx-50-series-gpus-everything-we-know-so-far/amp",
         observed_on=READ_ON_28, dated=READ, quote="- RTX 5070: $549",
     ),
-    SourcedPrice(
-        part_pk=131, amount="549.99", currency="USD", condition="new",
-        vendor="PCPartPicker (NVIDIA Founders Edition, RTX 5070)", region="US",
-        source_url=PC_PART_DATASET, observed_on="2025-07-23", dated=PAGE,
-        quote="NVIDIA Founders Edition,549.99,GeForce RTX 5070,12,2160,2510,Black / Gray,242",
+    _pcpartpicker(
+        131, "549.99", "NVIDIA Founders Edition, RTX 5070", "video-card",
+        "NVIDIA Founders Edition,549.99,GeForce RTX 5070,12,2160,2510,Black / Gray,242",
     ),
     # --- Systems --------------------------------------------------------------------
     SourcedPrice(
@@ -377,168 +372,119 @@ PRICE_OBSERVATIONS = [
     ),
     # --- PCPartPicker's listings (docyx/pc-part-dataset, July 23, 2025) for CPUs, boards,
     # drives, memory, PSUs and cases, searched 2026-11-29; the quote is the dataset's record.
-    SourcedPrice(
-        part_pk=211, amount="259.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Intel Core Ultra 5 245K)", region="US",
-        source_url=PCPP_CPU, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Intel Core Ultra 5 245K","price":259.99,"core_count":14,"core_clock":4.'
-        '2,"boost_clock":5.2,"microarchitecture":"Arrow Lake","tdp":125,"graphics":"Intel'
-        ' Xe"}',
+    _pcpartpicker(
+        211, "259.99", "Intel Core Ultra 5 245K", "cpu",
+        '{"name":"Intel Core Ultra 5 245K","price":259.99,"core_count":14,"core_clock":4.2,'
+        '"boost_clock":5.2,"microarchitecture":"Arrow Lake","tdp":125,"graphics":"Intel Xe"}',
     ),
-    SourcedPrice(
-        part_pk=212, amount="269.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Intel Core Ultra 7 265K)", region="US",
-        source_url=PCPP_CPU, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Intel Core Ultra 7 265K","price":269.99,"core_count":20,"core_clock":3.'
-        '9,"boost_clock":5.5,"microarchitecture":"Arrow Lake","tdp":125,"graphics":"Intel'
-        ' Xe"}',
+    _pcpartpicker(
+        212, "269.99", "Intel Core Ultra 7 265K", "cpu",
+        '{"name":"Intel Core Ultra 7 265K","price":269.99,"core_count":20,"core_clock":3.9,'
+        '"boost_clock":5.5,"microarchitecture":"Arrow Lake","tdp":125,"graphics":"Intel Xe"}',
     ),
-    SourcedPrice(
-        part_pk=303, amount="468.95", currency="USD", condition="new",
-        vendor="PCPartPicker (ASRock X870E Taichi)", region="US",
-        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"ASRock X870E Taichi","price":468.95,"socket":"AM5","form_factor":"EATX"'
-        ',"max_memory":256,"memory_slots":4,"color":"Black"}',
+    _pcpartpicker(
+        303, "468.95", "ASRock X870E Taichi", "motherboard",
+        '{"name":"ASRock X870E Taichi","price":468.95,"socket":"AM5","form_factor":"EATX",'
+        '"max_memory":256,"memory_slots":4,"color":"Black"}',
     ),
-    SourcedPrice(
-        part_pk=304, amount="273", currency="USD", condition="new",
-        vendor="PCPartPicker (MSI PRO X870-P WIFI)", region="US",
-        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"MSI PRO X870-P WIFI","price":273,"socket":"AM5","form_factor":"ATX","ma'
-        'x_memory":256,"memory_slots":4,"color":"Black / Silver"}',
+    _pcpartpicker(
+        304, "273", "MSI PRO X870-P WIFI", "motherboard",
+        '{"name":"MSI PRO X870-P WIFI","price":273,"socket":"AM5","form_factor":"ATX",'
+        '"max_memory":256,"memory_slots":4,"color":"Black / Silver"}',
     ),
-    SourcedPrice(
-        part_pk=311, amount="239.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Asus PRIME Z890-P WIFI)", region="US",
-        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Asus PRIME Z890-P WIFI","price":239.99,"socket":"LGA1851","form_factor"'
-        ':"ATX","max_memory":192,"memory_slots":4,"color":"Black / Silver"}',
+    _pcpartpicker(
+        311, "239.99", "Asus PRIME Z890-P WIFI", "motherboard",
+        '{"name":"Asus PRIME Z890-P WIFI","price":239.99,"socket":"LGA1851",'
+        '"form_factor":"ATX","max_memory":192,"memory_slots":4,"color":"Black / Silver"}',
     ),
-    SourcedPrice(
-        part_pk=312, amount="239.99", currency="USD", condition="new",
-        vendor="PCPartPicker (MSI MAG Z890 TOMAHAWK WIFI)", region="US",
-        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"MSI MAG Z890 TOMAHAWK WIFI","price":239.99,"socket":"LGA1851","form_fac'
-        'tor":"ATX","max_memory":256,"memory_slots":4,"color":"Black / Yellow"}',
+    _pcpartpicker(
+        312, "239.99", "MSI MAG Z890 TOMAHAWK WIFI", "motherboard",
+        '{"name":"MSI MAG Z890 TOMAHAWK WIFI","price":239.99,"socket":"LGA1851",'
+        '"form_factor":"ATX","max_memory":256,"memory_slots":4,"color":"Black / Yellow"}',
     ),
-    SourcedPrice(
-        part_pk=313, amount="489.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Asus ProArt Z890-CREATOR WIFI)", region="US",
-        source_url=PCPP_MOTHERBOARD, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Asus ProArt Z890-CREATOR WIFI","price":489.99,"socket":"LGA1851","form_'
-        'factor":"ATX","max_memory":256,"memory_slots":4,"color":"Black / Gold"}',
+    _pcpartpicker(
+        313, "489.99", "Asus ProArt Z890-CREATOR WIFI", "motherboard",
+        '{"name":"Asus ProArt Z890-CREATOR WIFI","price":489.99,"socket":"LGA1851",'
+        '"form_factor":"ATX","max_memory":256,"memory_slots":4,"color":"Black / Gold"}',
     ),
-    SourcedPrice(
-        part_pk=401, amount="189.95", currency="USD", condition="new",
-        vendor="PCPartPicker (Samsung 970 Evo Plus 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Samsung 970 Evo Plus","price":189.95,"capacity":2000,"price_per_gb":0.0'
-        '95,"type":"SSD","cache":1024,"form_factor":"M.2-2280","interface":"M.2 PCIe 3.0 '
-        'X4"}',
+    _pcpartpicker(
+        401, "189.95", "Samsung 970 Evo Plus 2000 GB", "internal-hard-drive",
+        '{"name":"Samsung 970 Evo Plus","price":189.95,"capacity":2000,"price_per_gb":0.095,'
+        '"type":"SSD","cache":1024,"form_factor":"M.2-2280","interface":"M.2 PCIe 3.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=402, amount="119.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Crucial P3 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Crucial P3","price":119.99,"capacity":2000,"price_per_gb":0.06,"type":"'
-        'SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 3.0 X4"}',
+    _pcpartpicker(
+        402, "119.99", "Crucial P3 2000 GB", "internal-hard-drive",
+        '{"name":"Crucial P3","price":119.99,"capacity":2000,"price_per_gb":0.06,'
+        '"type":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 3.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=412, amount="299.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Samsung 990 Pro 4000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Samsung 990 Pro","price":299.99,"capacity":4000,"price_per_gb":0.075,"t'
-        'ype":"SSD","cache":4096,"form_factor":"M.2-2280","interface":"M.2 PCIe 4.0 X4"}',
+    _pcpartpicker(
+        412, "299.99", "Samsung 990 Pro 4000 GB", "internal-hard-drive",
+        '{"name":"Samsung 990 Pro","price":299.99,"capacity":4000,"price_per_gb":0.075,'
+        '"type":"SSD","cache":4096,"form_factor":"M.2-2280","interface":"M.2 PCIe 4.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=413, amount="154.54", currency="USD", condition="new",
-        vendor="PCPartPicker (Western Digital WD_Black SN850X 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Western Digital WD_Black SN850X","price":154.54,"capacity":2000,"price_'
-        'per_gb":0.077,"type":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.'
-        '2 PCIe 4.0 X4"}',
+    _pcpartpicker(
+        413, "154.54", "Western Digital WD_Black SN850X 2000 GB", "internal-hard-drive",
+        '{"name":"Western Digital WD_Black SN850X","price":154.54,"capacity":2000,'
+        '"price_per_gb":0.077,"type":"SSD","cache":null,"form_factor":"M.2-2280",'
+        '"interface":"M.2 PCIe 4.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=414, amount="113.95", currency="USD", condition="new",
-        vendor="PCPartPicker (Crucial P3 Plus 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Crucial P3 Plus","price":113.95,"capacity":2000,"price_per_gb":0.057,"t'
-        'ype":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 4.0 X4"}',
+    _pcpartpicker(
+        414, "113.95", "Crucial P3 Plus 2000 GB", "internal-hard-drive",
+        '{"name":"Crucial P3 Plus","price":113.95,"capacity":2000,"price_per_gb":0.057,'
+        '"type":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 4.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=422, amount="219.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Crucial T700 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Crucial T700","price":219.99,"capacity":2000,"price_per_gb":0.11,"type"'
-        ':"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 5.0 X4"}',
+    _pcpartpicker(
+        422, "219.99", "Crucial T700 2000 GB", "internal-hard-drive",
+        '{"name":"Crucial T700","price":219.99,"capacity":2000,"price_per_gb":0.11,'
+        '"type":"SSD","cache":null,"form_factor":"M.2-2280","interface":"M.2 PCIe 5.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=423, amount="229.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Samsung 9100 PRO 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Samsung 9100 PRO","price":229.99,"capacity":2000,"price_per_gb":0.115,"'
-        'type":"SSD","cache":2048,"form_factor":"M.2-2280","interface":"M.2 PCIe 5.0 X4"}',
+    _pcpartpicker(
+        423, "229.99", "Samsung 9100 PRO 2000 GB", "internal-hard-drive",
+        '{"name":"Samsung 9100 PRO","price":229.99,"capacity":2000,"price_per_gb":0.115,'
+        '"type":"SSD","cache":2048,"form_factor":"M.2-2280","interface":"M.2 PCIe 5.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=424, amount="224.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Western Digital WD_BLACK SN8100 2000 GB)", region="US",
-        source_url=PCPP_INTERNAL_HARD_DRIVE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Western Digital WD_BLACK SN8100","price":224.99,"capacity":2000,"price_'
-        'per_gb":0.112,"type":"SSD","cache":2048,"form_factor":"M.2-2280","interface":"M.'
-        '2 PCIe 5.0 X4"}',
+    _pcpartpicker(
+        424, "224.99", "Western Digital WD_BLACK SN8100 2000 GB", "internal-hard-drive",
+        '{"name":"Western Digital WD_BLACK SN8100","price":224.99,"capacity":2000,'
+        '"price_per_gb":0.112,"type":"SSD","cache":2048,"form_factor":"M.2-2280",'
+        '"interface":"M.2 PCIe 5.0 X4"}',
     ),
-    SourcedPrice(
-        part_pk=503, amount="329.99", currency="USD", condition="new",
-        vendor="PCPartPicker (G.Skill Flare X5 96 GB DDR5-6000 2x48GB)", region="US",
-        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"G.Skill Flare X5 96 GB","price":329.99,"speed":[5,6000],"modules":[2,48'
-        '],"price_per_gb":3.437,"color":"Black","first_word_latency":10,"cas_latency":30}',
+    _pcpartpicker(
+        503, "329.99", "G.Skill Flare X5 96 GB DDR5-6000 2x48GB", "memory",
+        '{"name":"G.Skill Flare X5 96 GB","price":329.99,"speed":[5,6000],"modules":[2,48],'
+        '"price_per_gb":3.437,"color":"Black","first_word_latency":10,"cas_latency":30}',
     ),
-    SourcedPrice(
-        part_pk=504, amount="540.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Corsair Vengeance 128 GB DDR5-5600 4x32GB)", region="US",
-        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Corsair Vengeance 128 GB","price":540.99,"speed":[5,5600],"modules":[4,'
-        '32],"price_per_gb":4.226,"color":"Black","first_word_latency":14.286,"cas_latenc'
-        'y":40}',
+    _pcpartpicker(
+        504, "540.99", "Corsair Vengeance 128 GB DDR5-5600 4x32GB", "memory",
+        '{"name":"Corsair Vengeance 128 GB","price":540.99,"speed":[5,5600],"modules":[4,32],'
+        '"price_per_gb":4.226,"color":"Black","first_word_latency":14.286,"cas_latency":40}',
     ),
-    SourcedPrice(
-        part_pk=505, amount="279.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Crucial CT2K64G56C46U5 128 GB DDR5-5600 2x64GB)", region="US",
-        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Crucial CT2K64G56C46U5 128 GB","price":279.99,"speed":[5,5600],"modules'
-        '":[2,64],"price_per_gb":2.187,"color":"Black","first_word_latency":16.429,"cas_l'
-        'atency":46}',
+    _pcpartpicker(
+        505, "279.99", "Crucial CT2K64G56C46U5 128 GB DDR5-5600 2x64GB", "memory",
+        '{"name":"Crucial CT2K64G56C46U5 128 GB","price":279.99,"speed":[5,5600],'
+        '"modules":[2,64],"price_per_gb":2.187,"color":"Black","first_word_latency":16.429,'
+        '"cas_latency":46}',
     ),
-    SourcedPrice(
-        part_pk=506, amount="614.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Corsair Vengeance 192 GB DDR5-5200 4x48GB)", region="US",
-        source_url=PCPP_MEMORY, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Corsair Vengeance 192 GB","price":614.99,"speed":[5,5200],"modules":[4,'
-        '48],"price_per_gb":3.203,"color":"Black","first_word_latency":14.615,"cas_latenc'
-        'y":38}',
+    _pcpartpicker(
+        506, "614.99", "Corsair Vengeance 192 GB DDR5-5200 4x48GB", "memory",
+        '{"name":"Corsair Vengeance 192 GB","price":614.99,"speed":[5,5200],"modules":[4,48],'
+        '"price_per_gb":3.203,"color":"Black","first_word_latency":14.615,"cas_latency":38}',
     ),
-    SourcedPrice(
-        part_pk=605, amount="229.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Corsair RM1200x SHIFT Black)", region="US",
-        source_url=PCPP_POWER_SUPPLY, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Corsair RM1200x SHIFT","price":229.99,"type":"ATX","efficiency":"gold",'
+    _pcpartpicker(
+        605, "229.99", "Corsair RM1200x SHIFT Black", "power-supply",
+        '{"name":"Corsair RM1200x SHIFT","price":229.99,"type":"ATX","efficiency":"gold",'
         '"wattage":1200,"modular":"Full / Side","color":"Black"}',
     ),
-    SourcedPrice(
-        part_pk=704, amount="219.99", currency="USD", condition="new",
-        vendor="PCPartPicker (Fractal Design Meshify 2 XL)", region="US",
-        source_url=PCPP_CASE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Fractal Design Meshify 2 XL","price":219.99,"type":"ATX Full Tower","co'
-        'lor":"Black","psu":null,"side_panel":"Tinted Tempered Glass","external_volume":8'
-        '1.5,"internal_35_bays":6}',
+    _pcpartpicker(
+        704, "219.99", "Fractal Design Meshify 2 XL", "case",
+        '{"name":"Fractal Design Meshify 2 XL","price":219.99,"type":"ATX Full Tower",'
+        '"color":"Black","psu":null,"side_panel":"Tinted Tempered Glass",'
+        '"external_volume":81.5,"internal_35_bays":6}',
     ),
-    SourcedPrice(
-        part_pk=705, amount="254.98", currency="USD", condition="new",
-        vendor="PCPartPicker (Lian Li O11 Dynamic EVO XL Black)", region="US",
-        source_url=PCPP_CASE, observed_on="2025-07-23", dated=PAGE,
-        quote='{"name":"Lian Li O11 Dynamic EVO XL","price":254.98,"type":"ATX Full Tower","col'
-        'or":"Black","psu":null,"side_panel":"Tempered Glass","external_volume":84.4,"int'
-        'ernal_35_bays":4}',
+    _pcpartpicker(
+        705, "254.98", "Lian Li O11 Dynamic EVO XL Black", "case",
+        '{"name":"Lian Li O11 Dynamic EVO XL","price":254.98,"type":"ATX Full Tower",'
+        '"color":"Black","psu":null,"side_panel":"Tempered Glass","external_volume":84.4,'
+        '"internal_35_bays":4}',
     ),
 ]  # fmt: skip

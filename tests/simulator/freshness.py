@@ -19,5 +19,6 @@ T = TypeVar("T")
 def read_once_stale(changed_at: float, read: Callable[[], T]) -> T:
     """`read()` made as soon as every answer kept from before `changed_at` (a
     `time.monotonic()` taken before the change) is too old to be served."""
+    # A kept answer is dropped once strictly older than RANKINGS_STALE_S: wait a hair past it.
     time.sleep(max(0.0, changed_at + RANKINGS_STALE_S + 0.01 - time.monotonic()))
     return read()
