@@ -81,6 +81,14 @@ GPU: dict[str, Any] = {
             "at it); default: bf16_tflops times the median measured share of non-GeForce GPUs",
         },
         "fp8_sustained_tflops": _POSITIVE,
+        "compute_units": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 4096,
+            "description": "streaming multiprocessors (NVIDIA), compute units (AMD) or Xe "
+            "cores (Intel); with the runtime's fitted per-unit streaming rate they bound the "
+            "memory bandwidth its kernels sustain (docs/model.md); default: none",
+        },
     },
 }
 

@@ -57,6 +57,10 @@ class Gpu:
     # server chassis's forced front-to-back airflow, which no desktop tower gives. None: no
     # source found says (the source field names the one that does).
     passive_cooling: bool | None = None
+    # SMs (NVIDIA), compute units (AMD) or Xe cores (Intel), from the database named in
+    # `units_source`; None where no record was found.
+    compute_units: int | None = None
+    units_source: str = ""
 
     @property
     def pcie_gbps(self) -> float:

@@ -71,6 +71,10 @@ class GpuSpec:
     fp8_sustained_tflops: float | None = None
     # Who makes it: the runtime a build of it serves with by default (serve/runtimes.py)
     maker: str = DEFAULT_GPU_MAKER
+    # Streaming multiprocessors (NVIDIA), compute units (AMD) or Xe cores (Intel): the units
+    # whose outstanding loads bound the bandwidth a kernel sustains (serve/hardware.py,
+    # `streamed_bandwidth_efficiency`). None: not known, no such bound.
+    compute_units: int | None = None
 
     def bf16_sustained(self) -> float:
         """The sustained BF16 matmul rate (10^12 FLOP/s): as given, else the peak at the
@@ -169,6 +173,7 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         # measured or None: fp8_sustained() derives the rest from the BF16 share above
         fp8_sustained_tflops=device.fp8_sustained_tflops,
         maker=device.manufacturer,
+        compute_units=device.compute_units,
     )
 
 

@@ -21,7 +21,9 @@
 # requests; GLM-Z1-32B-0414 read as GLM-4-32B-0414.
 # .1: serving's CPU holds what the host's RAM leaves a process (seed 000's pinned share), as
 # training's streaming does; the Ryzen 5 3500 record.
+# 1.12: a GPU's weight reads sustain at most its SMs (compute units) × the runtime's fitted
+# per-unit streaming rate (Little's law; serve/hardware.streamed_bandwidth_efficiency).
 
-ENGINE_VERSION = "1.11.1"
+ENGINE_VERSION = "1.12.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

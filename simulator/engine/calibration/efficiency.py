@@ -119,6 +119,7 @@ _DATA = "data/efficiency.json"
 UNIFORM_ROUTING = 1.0  # routing pool fraction before any fit: every expert equally likely
 NO_EXPERT_GEMM_UNDERFILL = 0.0  # m½ before any fit: expert GEMMs at the dense efficiency
 MAX_EXPERT_GEMM_HALF_ROWS = 1024.0  # rows; a bound on what a file may claim
+MAX_UNIT_STREAM_GBPS = 1000.0  # GB/s per SM; a bound on what a file may claim
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,6 +139,9 @@ class RuntimeConstants:
     # Fraction of peak FLOPS in attention kernels; None until rows at depth pin it, and then
     # the GEMMs' flops_efficiency stands in (the documented prior).
     attention_efficiency: float | None = None
+    # GB/s one GPU SM (compute unit) streams in this runtime's weight reads (serve/hardware.py,
+    # streamed_bandwidth_efficiency); None: no cap, the prior.
+    unit_stream_gbps: float | None = None
 
     def as_device_class(self) -> DeviceClass:
         return DeviceClass(
@@ -146,6 +150,7 @@ class RuntimeConstants:
             flops_efficiency=self.flops_efficiency,
             layer_overhead_s=self.layer_overhead_s,
             attention_efficiency=self.attention_efficiency,
+            unit_stream_gbps=self.unit_stream_gbps,
         )
 
 
@@ -257,6 +262,7 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
                 "flops_efficiency": e.flops_efficiency,
                 "layer_overhead_s": e.layer_overhead_s,
                 "attention_efficiency": e.attention_efficiency,
+                "unit_stream_gbps": e.unit_stream_gbps,
                 "fitted_on": list(e.fitted_on),
                 "note": e.note,
             }
@@ -301,6 +307,11 @@ def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
             None
             if entry.get("attention_efficiency") is None
             else _fraction(entry, "attention_efficiency", path, upper=1.0)
+        ),
+        unit_stream_gbps=(
+            None
+            if entry.get("unit_stream_gbps") is None
+            else _fraction(entry, "unit_stream_gbps", path, upper=MAX_UNIT_STREAM_GBPS)
         ),
         fitted_on=fitted_on,
         note=str(entry.get("note", "")),

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from simulator.engine.calibration.corpus import (
     MeasurementRow,
@@ -45,7 +45,7 @@ from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.calibration.predict import predicted_value
 from simulator.engine.calibration.setups import InferSetup, Setup, TrainSetup, row_setup
 from simulator.engine.errors import EngineInputError
-from simulator.engine.serve.hardware import UNIFIED
+from simulator.engine.serve.hardware import GPU, UNIFIED
 from simulator.engine.serve.placement import HOME
 from simulator.engine.version import ENGINE_PACKAGE
 
@@ -57,12 +57,25 @@ ROUTING_POOL_GRID = tuple(round(0.20 + 0.01 * i, 2) for i in range(81))  # 0.20 
 OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
 PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
 ROUNDS = 3
-CONSTANTS = ("bandwidth_efficiency", "flops_efficiency", "layer_overhead_s", "attention_efficiency")
+# GB/s per SM (compute unit): no cap first, then from 40 down to 2, so that a cap no row
+# binds (ties) stays off rather than landing on GPUs the fit never saw.
+UNIT_STREAM_GRID: tuple[float | None, ...] = (
+    None,
+    *(float(40 - i) for i in range(39)),  # 40 … 2
+)
+CONSTANTS = (
+    "bandwidth_efficiency",
+    "flops_efficiency",
+    "layer_overhead_s",
+    "attention_efficiency",
+    "unit_stream_gbps",
+)
 # Rows attending to at least this many tokens fit the attention kernels' efficiency: at 8k an
 # 8B GQA model's attention is a third of its prefill FLOPs (docs/model.md, "Prefill").
 ATTENTION_DEPTH_TOKENS = 8192
 COARSE_STEP = 5
 Key = tuple[str, str]
+T = TypeVar("T", float, float | None)
 
 
 def setup_keys(setup: Setup) -> tuple[Key, ...]:
@@ -103,6 +116,8 @@ def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Set
     for name in CONSTANTS:
         value = getattr(entry, name)
         base = getattr(prior, name)
+        if name == "unit_stream_gbps":  # the prior is no cap: nothing to pull towards
+            continue
         if base is None:  # attention: the prior is the key's GEMM efficiency
             base = entry.flops_efficiency
         if value is None:  # not fitted: at its prior
@@ -112,7 +127,7 @@ def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Set
     return total
 
 
-def grid_minimum(grid: Sequence[float], loss: Callable[[float], float]) -> float:
+def grid_minimum(grid: Sequence[T], loss: Callable[[T], float]) -> T:
     """The grid value of least loss (ties: the earlier in the grid), searched coarse to fine: every
     COARSE_STEP-th value first, then every value within COARSE_STEP of the best coarse one.
     The losses here are smooth and single-troughed in one constant, so this finds the
@@ -138,7 +153,7 @@ def _fit_key(
             fitted = [(row, setup) for row, setup in pairs if runs_at_home(setup, key[1])]
 
         def loss(
-            value: float,
+            value: float | None,
             table: Efficiency = table,
             name: str = name,
             fitted: Sequence[tuple[MeasurementRow, Setup]] = fitted,
@@ -159,7 +174,9 @@ def attention_grid(flops_efficiency: float) -> tuple[float, ...]:
     )
 
 
-def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str, tuple[float, ...]]:
+def _grids(
+    key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> dict[str, tuple[float | None, ...]]:
     """The constants a key's rows can pin: FLOPS efficiency from prefill and training rows,
     bandwidth efficiency and per-layer overhead from decode rows. A constant no row of its
     phase measures keeps its prior (decode's attention arithmetic alone is too weak a
@@ -167,7 +184,7 @@ def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str,
     if key[1] == TRAIN:
         return {"flops_efficiency": FRACTION_GRID}
     phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
-    grids: dict[str, tuple[float, ...]] = {}
+    grids: dict[str, tuple[float | None, ...]] = {}
     if phases & {"decode", "serving"}:
         grids["bandwidth_efficiency"] = FRACTION_GRID
     home_phases = {
@@ -177,11 +194,22 @@ def _grids(key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> dict[str,
     }
     if home_phases & {"decode", "serving"}:
         grids["layer_overhead_s"] = OVERHEAD_GRID_S
+    if key[1] == GPU and any(reads_on_counted_units(setup) for _, setup in pairs):
+        grids["unit_stream_gbps"] = UNIT_STREAM_GRID
     if phases & {"prefill", "serving"}:
         grids["flops_efficiency"] = FRACTION_GRID
     if any(attention_heavy(setup) and runs_at_home(setup, key[1]) for _, setup in pairs):
         grids["attention_efficiency"] = FRACTION_GRID
     return grids
+
+
+def reads_on_counted_units(setup: Setup) -> bool:
+    """Whether the row decodes on GPUs whose SM (compute unit) count is known: only such
+    rows can pin the per-SM streaming rate."""
+    if not isinstance(setup, InferSetup) or setup.phase not in ("decode", "serving"):
+        return False
+    gpu = setup.request.hardware.gpu
+    return gpu is not None and gpu.compute_units is not None
 
 
 def runs_at_home(setup: Setup, device_class: str) -> bool:
@@ -206,8 +234,11 @@ def attention_heavy(setup: Setup) -> bool:
     return w.prefill_depth_tokens + w.prompt_tokens >= ATTENTION_DEPTH_TOKENS
 
 
-def _with(table: Efficiency, key: Key, name: str, value: float) -> Efficiency:
+def _with(table: Efficiency, key: Key, name: str, value: float | None) -> Efficiency:
     entry = table.get(*key)
+    if name == "unit_stream_gbps":
+        return table.replace(replace(entry, unit_stream_gbps=value))
+    assert value is not None
     if name == "bandwidth_efficiency":
         return table.replace(replace(entry, bandwidth_efficiency=value))
     if name == "flops_efficiency":

@@ -29,6 +29,7 @@ from simulator.engine.train.workload import TRAIN
 
 MAX_GPU_COUNT = 64
 MAX_CORES = 1024
+MAX_COMPUTE_UNITS = 4096  # SMs / CUs of one GPU (an MI300X has 304)
 MAX_GHZ = 10.0
 HARDWARE_FIELDS = frozenset(
     {
@@ -45,7 +46,7 @@ HARDWARE_FIELDS = frozenset(
 )
 GPU_FIELDS = frozenset(
     {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops", "fp8_tflops",
-     "bf16_sustained_tflops", "fp8_sustained_tflops", "maker"}
+     "bf16_sustained_tflops", "fp8_sustained_tflops", "maker", "compute_units"}
 )  # fmt: skip
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
 UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops", "maker"})
@@ -175,6 +176,11 @@ def parse_gpu(value: object) -> GpuSpec:
             None if fp8_sustained is None else _figure(figures, "gpu.fp8_sustained_tflops")
         ),
         maker=_maker(figures, path, DEFAULT_GPU_MAKER),
+        compute_units=(
+            None
+            if figures.get("compute_units") is None
+            else integer(figures, "compute_units", path, None, upper=MAX_COMPUTE_UNITS)
+        ),
     )
 
 
@@ -273,6 +279,7 @@ def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
         **_known("bf16_sustained_tflops", gpu.bf16_sustained_tflops),
         **_known("fp8_sustained_tflops", gpu.fp8_sustained_tflops),
         **({} if gpu.maker == DEFAULT_GPU_MAKER else {"maker": gpu.maker}),
+        **({} if gpu.compute_units is None else {"compute_units": int(gpu.compute_units)}),
     }
 
 

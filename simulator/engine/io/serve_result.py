@@ -8,7 +8,7 @@ from typing import Any
 
 from simulator.engine.io.hardware import hardware_to_json
 from simulator.engine.serve.decode import LocationStep
-from simulator.engine.serve.hardware import DEVICE_CLASSES
+from simulator.engine.serve.hardware import DEVICE_CLASSES, streamed_bandwidth_efficiency
 from simulator.engine.serve.inference import InferenceResult
 from simulator.engine.serve.workload import INFER, InferWorkload
 from simulator.engine.units import GIB
@@ -63,15 +63,28 @@ def _location_to_json(step: LocationStep) -> dict[str, Any]:
 
 
 def _constants_to_json(result: InferenceResult) -> dict[str, Any]:
-    """The constants each device class used (the runtime's; every class when not recorded)."""
-    used = {d.location: d.device_class for d in result.devices}
-    return {
-        name: {
-            "bandwidth_efficiency": c.bandwidth_efficiency,
-            "flops_efficiency": c.flops_efficiency,
-            "layer_overhead_s": c.layer_overhead_s,
+    """The constants each device class used (the runtime's; every class when not recorded),
+    and the bandwidth share its reads sustained (the fitted share, or the per-SM cap below
+    it: streamed_bandwidth_efficiency)."""
+    if not result.devices:
+        return {
+            name: {
+                "bandwidth_efficiency": c.bandwidth_efficiency,
+                "flops_efficiency": c.flops_efficiency,
+                "layer_overhead_s": c.layer_overhead_s,
+            }
+            for name, c in DEVICE_CLASSES.items()
         }
-        for name, c in (used or DEVICE_CLASSES).items()
+    return {
+        d.location: {
+            "bandwidth_efficiency": d.device_class.bandwidth_efficiency,
+            "flops_efficiency": d.device_class.flops_efficiency,
+            "layer_overhead_s": d.device_class.layer_overhead_s,
+            "unit_stream_gbps": d.device_class.unit_stream_gbps,
+            "compute_units": d.compute_units,
+            "streamed_bandwidth_efficiency": streamed_bandwidth_efficiency(d),
+        }
+        for d in result.devices
     }
 
 

@@ -40,6 +40,10 @@ class DeviceClass:
     # Fraction of peak FLOPS the attention kernels reach (QKᵀ, score·V over the cache); None:
     # the GEMMs' flops_efficiency, the prior until measurements at depth pin it.
     attention_efficiency: float | None = None
+    # Bytes/s one SM (compute unit) of a GPU keeps streaming from memory in the runtime's
+    # weight-reading kernels, in GB/s: Little's law caps a GPU at units × this rate
+    # (`streamed_bandwidth_efficiency`). None: no cap (the prior, and every non-GPU class).
+    unit_stream_gbps: float | None = None
 
     @property
     def attention_flops_efficiency(self) -> float:
@@ -81,6 +85,9 @@ class Device:
     # Attention's QKᵀ and score·V run on activations, never on the weights' integer path:
     # their peak where it differs from the weight GEMMs' (a CPU on int8 dot products).
     attention_peak_flops: float | None = None
+    # A GPU's SMs / compute units (all the GPUs reading at once under tensor parallelism);
+    # None: not known.
+    compute_units: int | None = None
 
     @property
     def device_class(self) -> DeviceClass:
@@ -113,6 +120,7 @@ def gpu_device(
         peak_flops=gpu.tensor_tflops(path) * TERA * tensor_parallel,
         capacity_bytes=max(usable, 0.0) * GIB,
         constants=constants,
+        compute_units=None if gpu.compute_units is None else gpu.compute_units * tensor_parallel,
     )
 
 
@@ -162,11 +170,28 @@ def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -
     )
 
 
+def streamed_bandwidth_efficiency(device: Device) -> float:
+    """The share of peak memory bandwidth the runtime's weight and cache reads sustain: its
+    fitted `bandwidth_efficiency`, capped by Little's law. A kernel streams at most the bytes
+    it keeps in flight over the memory latency; its blocks keep a bounded number of loads
+    outstanding per SM (compute unit), so a GPU sustains at most units × s, s the runtime's
+    fitted `unit_stream_gbps` (Little 1961; the GPU form, occupancy × bytes per load / latency,
+    in Volkov, "Better performance at lower occupancy", GTC 2010). A GPU with much bandwidth
+    per SM (HBM: an A100's 18.9 GB/s per SM, against an RTX 4090's 7.9) reaches less of its
+    peak in the same kernels (docs/model.md, "Bandwidth per SM")."""
+    cls = device.device_class
+    efficiency = cls.bandwidth_efficiency
+    if cls.unit_stream_gbps is None or device.compute_units is None:
+        return efficiency
+    cap = device.compute_units * cls.unit_stream_gbps * GB / device.bandwidth_bps
+    return min(efficiency, cap)
+
+
 def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
     """(seconds reading the cost's bytes, seconds computing its FLOPs) on `device` at its
     class's efficiencies (decode and prefill add or compare them, each as its docstring says)."""
     cls = device.device_class
-    memory = cost.memory_bytes / (device.bandwidth_bps * cls.bandwidth_efficiency)
+    memory = cost.memory_bytes / (device.bandwidth_bps * streamed_bandwidth_efficiency(device))
     compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
     activations_peak = device.attention_peak_flops or device.peak_flops
     if cost.attention_flops:
