@@ -15,7 +15,7 @@ from simulator.engine.calibration.efficiency import (
 from simulator.engine.costs import Cost
 from simulator.engine.devices import Gpu, require_device
 from simulator.engine.errors import EngineInputError
-from simulator.engine.hardware import Hardware, GpuSpec, gpu_spec
+from simulator.engine.hardware import GpuSpec, Hardware, gpu_spec
 from simulator.engine.io.hardware import parse_gpu
 from simulator.engine.serve.hardware import (
     DeviceClass,
