@@ -22,6 +22,7 @@ from simulator.engine import (
     parse_request,
     placement_contents,
     simulate,
+    streamed_bandwidth_efficiency,
     sweep_depths,
     workload_model,
 )
@@ -250,6 +251,31 @@ def batch_chart(engine: InferenceResult) -> dict[str, Any]:
     return {"points": points, "context": engine.request.workload.context}
 
 
+def decode_terms(engine: InferenceResult) -> list[dict[str, Any]]:
+    """One decode step, place by place: the bytes read and the bandwidth they are read at
+    (the runtime's fitted share of the peak, or below it the per-SM cap of Little's law:
+    streamed_bandwidth_efficiency), and the step's memory, arithmetic and per-layer times."""
+    devices = {device.location: device for device in engine.devices}
+    terms = []
+    for step in engine.decode.locations:
+        device = devices[step.location]
+        constants = device.device_class
+        share = streamed_bandwidth_efficiency(device)
+        capped = share < constants.bandwidth_efficiency
+        terms.append(
+            {"location": LOCATION_WORDS[step.location],
+             "read_gb": (step.weight_bytes + step.kv_bytes) / 1e9,
+             "peak_gbps": device.bandwidth_bps / 1e9,
+             "sustained_gbps": device.bandwidth_bps * share / 1e9,
+             "share": share, "fitted_share": constants.bandwidth_efficiency,
+             "capped": capped, "compute_units": device.compute_units,
+             "unit_stream_gbps": constants.unit_stream_gbps,
+             "memory_ms": step.memory_s * 1e3, "compute_ms": step.compute_s * 1e3,
+             "overhead_ms": step.overhead_s * 1e3, "time_ms": step.time_s * 1e3}
+        )  # fmt: skip
+    return terms
+
+
 def _experts_in_ram_offered(result: dict[str, Any], engine: InferenceResult) -> bool:
     """Whether the page offers the experts-in-RAM figure beside the result: a MoE model that
     the result keeps all on the GPU, on a machine with a CPU to hold the experts."""
@@ -269,6 +295,7 @@ def serving_report(*, result: dict[str, Any]) -> dict[str, Any]:
         "placement_chart": placement_chart(engine),
         "depth_chart": depth_chart(engine),
         "batch_chart": batch_chart(engine),
+        "decode_terms": decode_terms(engine),
         "experts_in_ram_offered": _experts_in_ram_offered(result, engine),
         "placements_tried": _tried(result.get("placements_tried") or {}),
     }

@@ -10,13 +10,16 @@ PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 # Figures of the device table that are not columns of the catalog's part tables.
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
 # Engine figures the catalog's parts do not carry: a build's inline GPU names its device, and
-# the engine fills these from its table by that name (FP8 training, NVLink).
+# the engine fills these from its table by that name (FP8 training, NVLink, the per-SM cap on
+# streamed bandwidth).
 ENGINE_ONLY_FIELDS = {
     "fp8_tflops",
     "nvlink_gbps",
     "bf16_sustained_tflops",
     "fp8_sustained_tflops",
     "sustained_source",
+    "compute_units",
+    "units_source",
 }
 
 

@@ -89,7 +89,7 @@ from simulator.engine.serve.context_sweep import (
     placement_contents,
     sweep_depths,
 )
-from simulator.engine.serve.hardware import GPU, UNIFIED
+from simulator.engine.serve.hardware import GPU, UNIFIED, streamed_bandwidth_efficiency
 from simulator.engine.serve.inference import CapacityError, InferenceResult
 from simulator.engine.serve.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
 from simulator.engine.serve.placement import PLACEMENTS
@@ -249,6 +249,7 @@ __all__ = [
     "shipped_corpus_document",
     "shipped_mode_comparison",
     "simulate",
+    "streamed_bandwidth_efficiency",
     "sweep",
     "sweep_depths",
     "workload_model",

@@ -261,3 +261,28 @@ def test_a_hybrid_offloading_from_past_the_last_layer_reads_all_on_gpu(client: C
     # Beside it, every MoE layer's experts in RAM: far slower than the same hybrid keeping none.
     assert response.context["experts_in_ram"]["ram_gb"] > 10
     assert response.context["experts_in_ram"]["decode_tokens_per_s"] < result["decode_tokens_per_s"]
+
+
+def test_the_decode_step_is_shown_term_by_term_with_the_bandwidth_its_reads_sustain(
+    client: Client,
+) -> None:
+    """An A100's 108 SMs cap llama.cpp's reads below the share an RTX 3090 reaches; the page
+    says so in words, and its figures are the engine's own."""
+    dense = {**FLASH, "model": "llama-3.1-8b", "cpu": "", "gpu_count": "1"}
+    a100 = client.get("/simulate/serve/", {**dense, "gpu": "A100 80GB SXM"})
+    rtx = client.get("/simulate/serve/", {**dense, "gpu": "RTX 3090"})
+
+    assert a100.status_code == rtx.status_code == 200
+    [hbm], [gddr] = a100.context["decode_terms"], rtx.context["decode_terms"]
+    engine = _engine(a100.context["result"])
+    [step] = engine.decode.locations
+    assert hbm["read_gb"] == pytest.approx((step.weight_bytes + step.kv_bytes) / 1e9)
+    assert hbm["memory_ms"] == pytest.approx(step.memory_s * 1e3)
+    assert hbm["memory_ms"] == pytest.approx(hbm["read_gb"] / hbm["sustained_gbps"] * 1e3, rel=1e-9)
+    assert hbm["capped"]
+    assert hbm["compute_units"] == 108
+    assert hbm["share"] == pytest.approx(108 * hbm["unit_stream_gbps"] / 2039)
+    assert hbm["share"] < gddr["share"]
+    page = unescape(_text(a100))
+    assert 'id="decode-terms"' in page
+    assert "108 SMs (compute units) keep at most" in page

@@ -57,6 +57,10 @@ class MeasurementRow:
     params_total_b: float | None = None
     # What the source says limits the figure ("speculative decoding (DFlash), ..."), if any.
     caveats: str = ""
+    # The model file's size as the source prints it for the same run ("106.830 GiB", or
+    # llama-bench's JSON `model_size` in bytes, "17709692928 B") where `quant` does not say it:
+    # an unpublished mix's bytes (calibration/setups._weights).
+    file_size: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,6 +126,7 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
         extends_corpus=str(row.get("extends_corpus") or ""),
         params_total_b=_params_b(row),
         caveats=str(row.get("caveats") or ""),
+        file_size=str(row.get("file_size") or ""),
         **text,
     )
 

@@ -871,14 +871,26 @@ def _weights(row: MeasurementRow, model: ModelShape) -> WeightScheme:
     scheme = weight_scheme(_quant(row, model.is_moe))
     if _mix_base(row.quant) is None:
         return scheme
-    size = FILE_SIZE.search(row.quant)
-    if size is None:
+    file_bytes = _file_bytes(row)
+    if file_bytes is None:
         raise NotModeled(
             f"{row.quant.split()[0]!r} is a mix whose per-tensor types are not published: its "
             "bytes are the file's size, which the row does not state"
         )
-    file_bytes = float(size.group(1)) * (GIB if size.group(2) == "GiB" else 1e9)
     return scaled_to_file(scheme, model_parts(model), file_bytes)
+
+
+FILE_BYTES = re.compile(r"^(\d+)\s*B$")  # llama-bench's JSON model_size, in bytes
+
+
+def _file_bytes(row: MeasurementRow) -> float | None:
+    """The model file's bytes: stated in `quant` ("(20.81 GiB)") or in `file_size`."""
+    for text in (row.quant, row.file_size):
+        size = FILE_SIZE.search(text)
+        if size is not None:
+            return float(size.group(1)) * (GIB if size.group(2) == "GiB" else 1e9)
+    exact = FILE_BYTES.match(row.file_size.strip())
+    return float(exact.group(1)) if exact else None
 
 
 def _int_after(pattern: str, text: str) -> int | None:
