@@ -10,6 +10,7 @@ from simulator.engine.costs import Cost
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import (
     BF16_ACC32,
+    DEFAULT_SYSTEM_MAKER,
     GPU_RESERVE_GIB,
     LLAMA_CPP,
     CpuSpec,
@@ -160,12 +161,24 @@ def cpu_device(
     )
 
 
+def unified_gpu_gib(unified: UnifiedSpec) -> float:
+    """What the GPU of a unified-memory system may hold: on a Mac, Metal's default working-set
+    cap (UNIFIED_GPU_FRACTION); on Linux systems (DGX Spark's GB10, Strix Halo with the GTT
+    limit raised as its guides do) what the host's RAM leaves a process, the share a CPU
+    placement holds (`default_pinned_gib`: 120 of 128 GiB). lhl/strix-halo-testing runs
+    Qwen3-235B-A22B UD-Q3_K_XL, a 104.1 GB file (97 GiB), on a 128 GB Strix Halo's GPU,
+    more than 75 % of its memory."""
+    if unified.maker == DEFAULT_SYSTEM_MAKER:
+        return unified.mem_gib * UNIFIED_GPU_FRACTION
+    return default_pinned_gib(unified.mem_gib)
+
+
 def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -> Device:
     return Device(
         location=UNIFIED,
         bandwidth_bps=unified.mem_gbps * GB,
         peak_flops=unified.tflops * TERA,
-        capacity_bytes=unified.mem_gib * UNIFIED_GPU_FRACTION * GIB,
+        capacity_bytes=unified_gpu_gib(unified) * GIB,
         constants=constants,
     )
 
