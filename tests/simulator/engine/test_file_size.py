@@ -55,3 +55,32 @@ def test_a_mix_row_reads_the_stated_file_and_is_not_modeled_without_one():
     unsized = predict_row(_row("UD-Q4_K_XL"))
     assert not unsized.modeled
     assert "file's size" in unsized.reason
+
+
+@pytest.mark.parametrize(
+    ("file_size", "file_bytes"),
+    [("17709692928 B", 17709692928.0), ("17.679 GiB", 17.679 * GIB), ("73.0 GB", 73.0e9)],
+)
+def test_a_size_printed_apart_from_the_quant_is_read_from_file_size(
+    file_size: str, file_bytes: float
+) -> None:
+    """llama-bench's JSON prints `model_size` in bytes; a load log prints GiB."""
+    row = corpus_row(
+        category="inference_moe_gpu", model="Qwen3-30B-A3B", quant="UD-Q4_K_XL",
+        file_size=file_size,
+    )  # fmt: skip
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    parts = model_parts(QWEN3_MOE)
+    assert stored_bytes(parts, setup.request.workload.quant) == pytest.approx(file_bytes)
+
+
+@pytest.mark.parametrize("file_size", ["", "about 17 gigs", "17709692928 bytes of RAM", "30.5 B"])
+def test_a_file_size_that_is_not_one_leaves_the_mix_unmodeled(file_size: str) -> None:
+    row = corpus_row(
+        category="inference_moe_gpu", model="Qwen3-30B-A3B", quant="UD-Q4_K_XL",
+        file_size=file_size,
+    )  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "file's size" in prediction.reason
