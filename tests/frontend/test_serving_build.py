@@ -285,4 +285,4 @@ def test_the_decode_step_is_shown_term_by_term_with_the_bandwidth_its_reads_sust
     assert hbm["share"] < gddr["share"]
     page = unescape(_text(a100))
     assert 'id="decode-terms"' in page
-    assert "108 SMs (compute units) keep at most" in page
+    assert "its 108 SMs (compute units) each stream at most" in page
