@@ -20,6 +20,7 @@ from catalog.selectors import (
     part_price_history,
 )
 from frontend import charts
+from simulator.engine import Gpu, find_device
 
 NOT_STATED = "not stated"
 NBSP = "\u00a0"
@@ -198,6 +199,47 @@ def part_spec_fields(model: type[Part]) -> list[str]:
     source and notes, and the link to it, are not specifications)."""
     fields: Iterable[Field[Any, Any]] = model._meta.local_concrete_fields
     return [f.name for f in fields if not f.is_relation]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineFigure:
+    """A figure the engine takes from its device table for this part (not a catalog column),
+    with where it comes from."""
+
+    label: str
+    text: str
+    source: str
+    stated: bool
+
+
+def part_engine_figures(*, part: Part) -> list[EngineFigure]:
+    """A GPU's figures that only the engine's device table holds: its SMs (compute units),
+    which cap the bandwidth a runtime's kernels sustain, and its measured sustained BF16
+    matmul rate, which training computes at (docs/model.md)."""
+    if part.kind != PartKind.GPU:
+        return []
+    record = find_device(Gpu, part.name)
+    if record is None:
+        return []
+    units = EngineFigure(
+        label="SMs / compute units",
+        text=NOT_STATED if record.compute_units is None else _number(record.compute_units),
+        source=record.units_source
+        or "no record found: decode reads are not capped per SM (docs/model.md, "
+        '"Bandwidth per SM")',
+        stated=record.compute_units is not None,
+    )
+    sustained = EngineFigure(
+        label="sustained BF16 matmul",
+        text=NOT_STATED
+        if record.bf16_sustained_tflops is None
+        else f"{_number(record.bf16_sustained_tflops)} TFLOPS",
+        source=record.sustained_source
+        or "not measured: training takes the median measured share of a peak (docs/model.md, "
+        '"Sustained matmul rate")',
+        stated=record.bf16_sustained_tflops is not None,
+    )
+    return [units, sustained]
 
 
 def part_spec_list(*, part: Part) -> list[SpecValue]:

@@ -19,6 +19,7 @@ from frontend import charts
 from frontend.catalog_selectors import (
     KIND_PLURALS,
     catalog_kind_table,
+    part_engine_figures,
     part_get,
     part_price_view,
     part_slug_map,
@@ -461,6 +462,7 @@ def catalog(request: HttpRequest) -> HttpResponse:
 def part_detail(request: HttpRequest, slug: str) -> HttpResponse:
     part = part_get(slug=slug)
     context = {"part": part, "specs": part_spec_list(part=part), **part_price_view(part=part),
+               "engine_figures": part_engine_figures(part=part),
                "can_add_price": price_add_permitted(user=request.user)}  # fmt: skip
     return render(request, "frontend/part_detail.html", context)
 

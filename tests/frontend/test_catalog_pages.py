@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from catalog.models import PART_MODELS, PartKind
+from catalog.models import PART_MODELS, Part, PartKind
 from catalog.selectors import RateTable
 from frontend import charts
 from frontend.catalog_selectors import SPECS, part_spec_fields
@@ -128,6 +128,34 @@ def test_a_gpu_page_says_how_the_card_is_cooled_and_where_it_says_so(client: Cli
     assert "passively cooled via the host system" in _text(l40s)  # the cited words
     assert cooling(fan) == "its own fan"
     assert cooling(unknown) == "not stated"
+
+
+@pytest.mark.usefixtures("catalog")
+def test_a_gpu_page_shows_the_engine_figures_it_is_simulated_with_and_their_sources(
+    client: Client,
+) -> None:
+    """The SM count (what caps a runtime's streamed bandwidth) and the sustained matmul rate
+    come from the engine's device table, each with its own source; a GPU without a record of
+    one says so and what the engine does instead."""
+    a100 = client.get("/catalog/parts/a100-80g/")
+    l4 = client.get("/catalog/parts/l4/")
+    gpu_figures = {f.label: f for f in a100.context["engine_figures"]}
+    assert gpu_figures["SMs / compute units"].text == "108"
+    assert "RightNow-GPU-Database" in gpu_figures["SMs / compute units"].source
+    assert gpu_figures["sustained BF16 matmul"].text == "252.9 TFLOPS"
+    assert "MAMF" in gpu_figures["sustained BF16 matmul"].source
+    page = _visible(a100)
+    assert "What the simulation also takes for it" in page
+    assert "252.9 TFLOPS" in page
+    units = {f.label: f for f in l4.context["engine_figures"]}["SMs / compute units"]
+    assert not units.stated
+    assert "not capped per SM" in units.source
+    cpu = client.get("/catalog/parts/" + _first_slug("cpu") + "/")
+    assert cpu.context["engine_figures"] == []
+
+
+def _first_slug(kind: str) -> str:
+    return str(Part.objects.filter(kind=kind).order_by("pk").values_list("slug", flat=True)[0])
 
 
 @pytest.mark.django_db
