@@ -22,6 +22,14 @@ memory kits, PSUs and cases from the same pc-part-dataset commit the GPU listing
 variant is the black one; a listing whose product year or module type the catalog name
 leaves open, such as the Corsair RM750e's 2022, 2023 and 2025 versions, is not used).
 
+A fourth search on 2026-11-29 (the same tool, "pages" corpus, and GitHub price datasets)
+found one more dated listing: the A100 PCIe 40GB's Amazon buy-box price as the GitHub dataset
+United-Compute/gpu-price-tracker recorded it (its export_gpu_json.py fills `prices` from the
+`amazon_buy_box` field and keeps used offers apart in `amazon_used`, so the price is a new
+one). Prices for the Instinct MI100, MI210, Radeon AI PRO R9700, H100 NVL and H200 NVL were
+looked for and not found on a page that dates them (press pages with a month in the address
+only, a rounded undated "MSRP $1.3k"): those parts stay unpriced.
+
 Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -44,6 +52,11 @@ PC_PART_DATASET = (
 )
 PC_PART_DATASET_LISTED_ON = "2025-07-23"
 PAGE = "page"
+# An Amazon listing's price history as the tracker's data file stores it (Keepa's buy box).
+GPU_PRICE_TRACKER_A100_40GB = (
+    "https://github.com/United-Compute/gpu-price-tracker/blob/"
+    "bf8b56e365b1b1480d580b094ec92d1d2848b321/data/NVIDIA_A100_40GB_PCle.json"
+)
 # HKEPC's RTX 4070 SUPER Founders Edition review, page 2 (NVIDIA's figures, "官方數據").
 HKEPC_4070_SUPER = (
     "https://h0.hkepc.com/21975/%E6%92%A5%E4%BA%82%E5%8F%8D%E6%AD%A3%E7%9A%84_SUPER__NVIDIA_"
@@ -486,5 +499,11 @@ PRICE_OBSERVATIONS = [
         '{"name":"Lian Li O11 Dynamic EVO XL","price":254.98,"type":"ATX Full Tower",'
         '"color":"Black","psu":null,"side_panel":"Tempered Glass","external_volume":84.4,'
         '"internal_35_bays":4}',
+    ),
+    SourcedPrice(
+        part_pk=115, amount="6639.00", currency="USD", condition="new",
+        vendor="Amazon.com buy-box price (United-Compute/gpu-price-tracker)", region="US",
+        source_url=GPU_PRICE_TRACKER_A100_40GB, observed_on="2025-08-21", dated=PAGE,
+        quote='"2025-08-21T12:44:00": 6639.0',
     ),
 ]  # fmt: skip
