@@ -12,7 +12,7 @@ from tests.frontend.conftest import GLM, ranking_compute
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768,
          "placement": "auto"}  # fmt: skip
 # A GPU whose only price in the shipped catalog is the planner's estimate.
-ESTIMATED_GPU = "A100 40G"
+ESTIMATED_GPU = "H100 NVL"
 ESTIMATED_TAG = '<span class="tag estimated"'
 pytestmark = pytest.mark.usefixtures("catalog")
 
@@ -32,13 +32,21 @@ def test_the_home_page_ranks_no_estimate_and_lists_those_builds_with_the_reason(
 ) -> None:
     ranking_compute(GLM)
 
-    html = _text(client.get("/"))
+    response = client.get("/")
+    html = _text(response)
 
     assert 'name="include_estimates"' in html
     assert ESTIMATED_TAG not in html
     assert f"1x {ESTIMATED_GPU}" not in _table(html)
     assert 'id="unpriced-builds"' in html
-    assert f"only a planner estimate for {ESTIMATED_GPU}" in html
+    # The page lists the first 50 of its unpriced builds (by name); the list it draws them
+    # from holds every one, with the reason.
+    unpriced = response.context["ranking"]["unpriced"]
+    reasons = {row["reason"] for row in unpriced if row["name"].startswith(f"1x {ESTIMATED_GPU} ")}
+    assert reasons
+    assert all(f"only a planner estimate for {ESTIMATED_GPU}" in reason for reason in reasons)
+    first = unpriced[0]
+    assert f"{first['name']}</span>: {first['reason']}" in html
 
 
 def test_ticking_include_estimates_ranks_those_builds_tagged_estimated(client: Client) -> None:

@@ -17,7 +17,7 @@ SMALL = {"kind": "train", "model": "llama-3.1-8b", "quant": "NF4", "seq_len": 10
          "tokens": 50_000_000}  # fmt: skip
 NARROW = {"gpu_count_max": 1, "storage_tiers": ["gen4_x1"]}
 # A GPU whose only price in the shipped catalog is the planner's estimate.
-ESTIMATED_GPU = "A100 40G"
+ESTIMATED_GPU = "H100 NVL"
 
 
 def _finished(client: APIClient, body: dict[str, Any]) -> dict[str, Any]:
