@@ -82,7 +82,13 @@ def candidate_hardware() -> list[Hardware]:
         storage_tiers=tuple(StorageTier),
         ram_tiers_gb=RAM_TIERS_GB,
     )
-    return [parse_hardware({key: c.hardware()[key] for key in TRAINING_FIELDS}) for c in candidates]
+    hardware = []
+    for c in candidates:
+        try:
+            hardware.append(parse_hardware({key: c.hardware()[key] for key in TRAINING_FIELDS}))
+        except EngineInputError:  # an AMD GPU: the training ranking lists it as not rankable
+            continue
+    return hardware
 
 
 def one_at_a_time(workload: TrainWorkload, hardware: list[Hardware]) -> list[object]:
