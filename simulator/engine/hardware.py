@@ -47,7 +47,8 @@ TENSOR_PATHS = (FP16_ACC16, BF16_ACC32, FP8)
 
 # The makers a GPU or a unified system given only by its figures is taken to be from (what
 # sets the runtime it serves with: serve/runtimes.py).
-DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER = "NVIDIA", "Apple"
+APPLE = "Apple"  # a unified system's maker when it is a Mac (macOS, Metal)
+DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER = "NVIDIA", APPLE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

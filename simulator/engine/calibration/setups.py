@@ -37,7 +37,7 @@ from simulator.engine.calibration.not_modeled import NotModeled
 from simulator.engine.devices import Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import FP8_NAME, quant_format
 from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
-from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
+from simulator.engine.hardware import APPLE, CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import model_params
 from simulator.engine.model.lora import ALL_TARGETS, LoraConfig
@@ -1060,7 +1060,7 @@ def _backend_on(runtime: str, unified: UnifiedSpec) -> str:
     """llama.cpp on Apple silicon is its Metal backend: "On MacOS, Metal is enabled by default"
     (llama.cpp docs/build.md, "Metal Build"), so a row that names only llama.cpp on an Apple
     system ran Metal; on a GB10 or Strix Halo the name stays (CUDA; Vulkan rows say so)."""
-    if runtime == LLAMA_CPP and unified.maker == "Apple":
+    if runtime == LLAMA_CPP and unified.maker == APPLE:
         return LLAMA_CPP_METAL
     return runtime
 

@@ -135,9 +135,10 @@ def format_inference_report(result: InferenceResult) -> str:
         f"  prefill: {body['prefill_tokens_per_s']:.1f} tok/s",
         f"  decode:  {body['decode_tokens_per_s']:.2f} tok/s (bottleneck: {body['bottleneck']})",
     ]
-    shares = {d.location: streamed_bandwidth_efficiency(d) for d in result.devices}
     for step in body["decode"]["locations"]:
-        share = shares.get(step["location"])
+        share = (
+            body["device_classes"].get(step["location"], {}).get("streamed_bandwidth_efficiency")
+        )
         read_at = "" if share is None else f" (read at {share:.0%} of peak bandwidth)"
         lines.append(
             f"    {step['location']}: {step['weight_bytes'] / 1e9:.2f} GB weights, "

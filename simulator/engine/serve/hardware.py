@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from simulator.engine.costs import Cost
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import (
+    APPLE,
     BF16_ACC32,
-    DEFAULT_SYSTEM_MAKER,
     GPU_RESERVE_GIB,
     LLAMA_CPP,
     CpuSpec,
@@ -168,7 +168,7 @@ def unified_gpu_gib(unified: UnifiedSpec) -> float:
     placement holds (`default_pinned_gib`: 120 of 128 GiB). lhl/strix-halo-testing runs
     Qwen3-235B-A22B UD-Q3_K_XL, a 104.1 GB file (97 GiB), on a 128 GB Strix Halo's GPU,
     more than 75 % of its memory."""
-    if unified.maker == DEFAULT_SYSTEM_MAKER:
+    if unified.maker == APPLE:
         return unified.mem_gib * UNIFIED_GPU_FRACTION
     return default_pinned_gib(unified.mem_gib)
 
