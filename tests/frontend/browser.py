@@ -1,10 +1,12 @@
 """Helpers of the browser tests: screenshots at phone and desktop width, chart data, and
 the finish checks: console errors, page overflow, chart layout, axe-core."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from axe_playwright_python.base import AXE_SCRIPT
-from playwright.sync_api import ConsoleMessage, Page
+from playwright.sync_api import ConsoleMessage, Page, Response
 
 from tests.frontend.conftest import SCREENSHOTS
 
@@ -38,6 +40,27 @@ def wait_for_chart(page: Page, canvas_id: str) -> None:
         " return c && window.Chart && Chart.getChart(c) !== undefined; }",
         arg=canvas_id,
     )
+
+
+@contextmanager
+def swapped(page: Page, selector: str) -> Iterator[None]:
+    """Wait, after the block, until htmx has answered a POST and put a new element where
+    `selector` was. The answer reaching the browser is not enough: until htmx swaps it in,
+    a field filled on the page is the old form's, about to be replaced, and its change event
+    would send the old values (seen on a loaded CI machine)."""
+    page.locator(selector).evaluate("el => { el.dataset.stale = '1'; }")
+    with page.expect_response(_is_post):
+        yield
+    page.wait_for_function(
+        "sel => { const el = document.querySelector(sel);"
+        " return el && !el.dataset.stale"
+        " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping'); }",
+        arg=selector,
+    )
+
+
+def _is_post(response: Response) -> bool:
+    return response.request.method == "POST"
 
 
 # --- The finish checks (test_browser_finish): console, layout, charts, accessibility -----

@@ -3,11 +3,11 @@
 import re
 
 import pytest
-from playwright.sync_api import Page, Response, expect
+from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from simulator.engine.sustained import sustained_fractions
-from tests.frontend.browser import chart_points, screenshots, wait_for_chart
+from tests.frontend.browser import chart_points, screenshots, swapped, wait_for_chart
 from tests.frontend.conftest import GLM, ranking_compute
 
 BUILD_A = "seed-a-budget-single-gpu"
@@ -90,24 +90,20 @@ def test_comparing_two_builds_shows_them_side_by_side_with_differences_marked(
     screenshots(page, "compare")
 
 
-def is_simulate_post(response: Response) -> bool:
-    return response.request.method == "POST" and response.url.endswith("/simulate/")
-
-
 def test_a_custom_gpu_simulates_live_and_a_bad_value_shows_its_field_error(
     live_server: LiveServer, page: Page
 ) -> None:
     page.goto(f"{live_server.url}/simulate/")
-    # Wait for each htmx answer: the form is swapped with the result, so typing into the
-    # form while an answer is in flight would type into an element about to be replaced.
-    with page.expect_response(is_simulate_post):
+    # Wait for each htmx swap: the form is replaced with the result, so typing into the
+    # form before the swap would type into an element about to be replaced.
+    with swapped(page, "#custom-sim"):
         page.get_by_role("button", name="Simulate").click()
     wait_for_chart(page, "curve-chart")
     speed = page.locator(".headline .big").first.inner_text()
 
     tflops = page.get_by_label("Dense BF16 TFLOPS")
     tflops.fill("400")
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         tflops.dispatch_event("change")
 
     expect(page.locator(".headline .big").first).not_to_have_text(speed)
@@ -158,12 +154,12 @@ def test_fp8_training_needs_an_fp8_peak_and_then_runs_faster_than_bf16(
     page.goto(f"{live_server.url}/simulate/")
     form = page.locator("#custom-sim")
     quant = form.get_by_label("Quantization")
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         quant.select_option("BF16")
     wait_for_chart(page, "curve-chart")
     bf16 = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
 
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         form.get_by_label("Quantization").select_option("FP8")
     expect(page.locator("#id_quant_error")).to_contain_text("FP8 tensor cores")
     # the field to fill, named by its label on this page, not by the API's path
@@ -173,7 +169,7 @@ def test_fp8_training_needs_an_fp8_peak_and_then_runs_faster_than_bf16(
 
     fp8 = form.get_by_label("Dense FP8 TFLOPS")
     fp8.fill("400")  # twice the what-if GPU's 200 BF16 TFLOPS
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         fp8.dispatch_event("change")
     wait_for_chart(page, "curve-chart")
     speed = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
@@ -189,14 +185,14 @@ def test_a_measured_matmul_rate_sets_the_refined_training_speed(
     faster, by at most the ratio of the two rates."""
     page.goto(f"{live_server.url}/simulate/")
     form = page.locator("#custom-sim")
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         form.get_by_label("Quantization").select_option("BF16")
     wait_for_chart(page, "curve-chart")
     prior = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
 
     sustained = form.get_by_label("Sustained BF16 matmul TFLOPS")
     sustained.fill("200")
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         sustained.dispatch_event("change")
     wait_for_chart(page, "curve-chart")
     speed = float(page.locator(".headline .big").first.inner_text().split()[0].replace(",", ""))
@@ -204,6 +200,6 @@ def test_a_measured_matmul_rate_sets_the_refined_training_speed(
     screenshots(page, "simulate-sustained")
 
     sustained.fill("-5")
-    with page.expect_response(is_simulate_post):
+    with swapped(page, "#custom-sim"):
         sustained.dispatch_event("change")
     expect(page.locator("#id_bf16_sustained_tflops_error")).to_be_visible()
