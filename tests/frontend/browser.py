@@ -42,6 +42,10 @@ def wait_for_chart(page: Page, canvas_id: str) -> None:
     )
 
 
+# True once htmx has no request in flight and nothing left to swap or settle on the page.
+HTMX_IDLE = "!document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
+
+
 @contextmanager
 def swapped(page: Page, selector: str) -> Iterator[None]:
     """Wait, after the block, until htmx has answered a POST and put a new element where
@@ -53,8 +57,7 @@ def swapped(page: Page, selector: str) -> Iterator[None]:
         yield
     page.wait_for_function(
         "sel => { const el = document.querySelector(sel);"
-        " return el && !el.dataset.stale"
-        " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping'); }",
+        f" return el && !el.dataset.stale && {HTMX_IDLE}; }}",
         arg=selector,
     )
 

@@ -24,6 +24,7 @@ from frontend.serving_selectors import serving_page
 from simulator.ranking import DEFAULT_INFER_SORT, DEFAULT_SORT
 from simulator.services.measurements import measurements_load
 from tests.frontend.browser import (
+    HTMX_IDLE,
     ConsoleWatch,
     axe_serious,
     chart_layout_problems,
@@ -42,7 +43,7 @@ BUILD_C = "seed-c-single-rtx-5090"
 SERVING_CHARTS = ("placement-chart", "kv-chart", "depth-chart", "batch-chart")
 CATALOG_KINDS = ("gpu", "cpu", "motherboard", "nvme_drive", "nvme_card", "ram_kit", "psu",
                  "case", "system")  # fmt: skip
-SETTLED = "() => !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
+SETTLED = f"() => {HTMX_IDLE}"
 
 
 def _change(label: str, value: str, *, within: str = "body") -> Callable[[Page], None]:
