@@ -20,7 +20,7 @@ from catalog.selectors import (
     part_price_history,
 )
 from frontend import charts
-from simulator.engine import Gpu, find_device
+from simulator.engine import Gpu, System, find_device
 
 NOT_STATED = "not stated"
 NBSP = "\u00a0"
@@ -213,9 +213,14 @@ class EngineFigure:
 
 
 def part_engine_figures(*, part: Part) -> list[EngineFigure]:
-    """A GPU's figures that only the engine's device table holds: its SMs (compute units),
-    which cap the bandwidth a runtime's kernels sustain, and its measured sustained BF16
-    matmul rate, which training computes at (docs/model.md)."""
+    """The figures of a GPU or whole system that only the engine's device table holds: a GPU's
+    SMs (compute units), which cap the bandwidth a runtime's kernels sustain, and its measured
+    sustained BF16 matmul rate, which training computes at; for both, what a streaming
+    benchmark measured the memory to sustain, of which a runtime's bandwidth efficiency is a
+    share (docs/model.md)."""
+    if part.kind == PartKind.SYSTEM:
+        system = find_device(System, part.name)
+        return [] if system is None else [_bandwidth_figure(system)]
     if part.kind != PartKind.GPU:
         return []
     record = find_device(Gpu, part.name)
@@ -239,7 +244,21 @@ def part_engine_figures(*, part: Part) -> list[EngineFigure]:
         '"Sustained matmul rate")',
         stated=record.bf16_sustained_tflops is not None,
     )
-    return [units, sustained]
+    return [units, sustained, _bandwidth_figure(record)]
+
+
+def _bandwidth_figure(record: Gpu | System) -> EngineFigure:
+    measured = record.mem_sustained_gbps
+    return EngineFigure(
+        label="sustained memory bandwidth",
+        text=NOT_STATED
+        if measured is None
+        else f"{_number(measured)} GB/s ({measured / record.mem_bandwidth_gbps:.0%} of peak)",
+        source=record.bandwidth_source
+        or "not measured: the engine takes the median measured share of the peak of its kind "
+        '(docs/model.md, "Sustained memory bandwidth")',
+        stated=measured is not None,
+    )
 
 
 def part_spec_list(*, part: Part) -> list[SpecValue]:

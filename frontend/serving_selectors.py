@@ -253,22 +253,26 @@ def batch_chart(engine: InferenceResult) -> dict[str, Any]:
 
 def decode_terms(engine: InferenceResult) -> list[dict[str, Any]]:
     """One decode step, place by place: the bytes read and the bandwidth they are read at
-    (the runtime's fitted share of the peak, or below it the per-SM cap of Little's law:
-    streamed_bandwidth_efficiency), and the step's memory, arithmetic and per-layer times."""
+    (the runtime's fitted share of what the memory sustains in a streaming benchmark, or below
+    it the per-SM cap of Little's law: streamed_bandwidth_efficiency), and the step's memory,
+    arithmetic and per-layer times."""
     devices = {device.location: device for device in engine.devices}
     terms = []
     for step in engine.decode.locations:
         device = devices[step.location]
         constants = device.device_class
         share = streamed_bandwidth_efficiency(device)
-        capped = share < constants.bandwidth_efficiency
+        uncapped = constants.bandwidth_efficiency * device.bandwidth_share
+        capped = share < uncapped
         terms.append(
             {"location": LOCATION_WORDS[step.location],
              "read_gb": (step.weight_bytes + step.kv_bytes) / 1e9,
              "peak_gbps": device.bandwidth_bps / 1e9,
              "sustained_gbps": device.bandwidth_bps * share / 1e9,
              "share": share, "fitted_share": constants.bandwidth_efficiency,
+             "memory_share": device.bandwidth_share, "uncapped_share": uncapped,
              "capped": capped, "compute_units": device.compute_units,
+             "unit_words": "cores" if step.location == "cpu" else "SMs (compute units)",
              "unit_stream_gbps": constants.unit_stream_gbps,
              "memory_ms": step.memory_s * 1e3, "compute_ms": step.compute_s * 1e3,
              "overhead_ms": step.overhead_s * 1e3, "time_ms": step.time_s * 1e3}

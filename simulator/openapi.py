@@ -66,6 +66,13 @@ TRAIN_WORKLOAD = {
         "utilization": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 1},
     },
 }
+_SUSTAINED_BANDWIDTH = {
+    **_POSITIVE,
+    "description": "what a streaming benchmark (BabelStream, nvbandwidth, rocm_bandwidth_test) "
+    "measured the memory to sustain, GB/s, at most mem_gbps; a runtime's fitted bandwidth "
+    "efficiency is a share of it (docs/model.md, 'Sustained memory bandwidth'); default: "
+    "mem_gbps times the median measured share of its kind of device",
+}
 GPU: dict[str, Any] = {
     "type": "object",
     "required": ["vram_gb", "bf16_tflops", "pcie_gbps"],
@@ -89,6 +96,7 @@ GPU: dict[str, Any] = {
             "cores (Intel); with the runtime's fitted per-unit streaming rate they bound the "
             "memory bandwidth its kernels sustain (docs/model.md); default: none",
         },
+        "mem_sustained_gbps": _SUSTAINED_BANDWIDTH,
     },
 }
 
@@ -185,6 +193,7 @@ UNIFIED = {
         "mem_gb": _POSITIVE,
         "mem_gbps": _POSITIVE,
         "tflops": _POSITIVE,
+        "mem_sustained_gbps": _SUSTAINED_BANDWIDTH,
     },
 }
 INFER_HARDWARE = {

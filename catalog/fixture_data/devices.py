@@ -11,7 +11,7 @@ PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
 # Engine figures the catalog's parts do not carry: a build's inline GPU names its device, and
 # the engine fills these from its table by that name (FP8 training, NVLink, the per-SM cap on
-# streamed bandwidth).
+# streamed bandwidth, the measured streaming bandwidth).
 ENGINE_ONLY_FIELDS = {
     "fp8_tflops",
     "nvlink_gbps",
@@ -20,6 +20,8 @@ ENGINE_ONLY_FIELDS = {
     "sustained_source",
     "compute_units",
     "units_source",
+    "mem_sustained_gbps",
+    "bandwidth_source",
 }
 
 

@@ -18,6 +18,7 @@ from simulator.engine.units import ddr_gbps, pcie_gbps
 from simulator.engine.version import ENGINE_PACKAGE
 
 DEVICES_PATH = "data/devices.json"
+APPLE = "Apple"  # a unified system's maker when it is a Mac (macOS, Metal)
 CLOSEST_NAMES = 5
 CLOSE_MATCH_CUTOFF = 0.5
 
@@ -61,6 +62,11 @@ class Gpu:
     # `units_source`; None where no record was found.
     compute_units: int | None = None
     units_source: str = ""
+    # What a streaming benchmark (BabelStream, nvbandwidth, rocm_bandwidth_test, clpeak)
+    # measured the card's memory to sustain, GB/s, and where; None where none was found
+    # (sustained.py gives the prior share of the peak).
+    mem_sustained_gbps: float | None = None
+    bandwidth_source: str = ""
 
     @property
     def pcie_gbps(self) -> float:
@@ -112,6 +118,9 @@ class System:
     storage_gb: int | None
     source: str
     notes: str = ""
+    # The GPU side's measured streaming bandwidth, GB/s, and where (as Gpu's); None: none found.
+    mem_sustained_gbps: float | None = None
+    bandwidth_source: str = ""
 
 
 Device = TypeVar("Device", Gpu, Cpu, System)

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from simulator.engine.devices import Gpu, require_device
+from simulator.engine.devices import APPLE, Gpu, require_device
 from simulator.engine.errors import EngineInputError
-from simulator.engine.sustained import bf16_sustained_tflops, other_gpu_fraction
+from simulator.engine.sustained import (
+    bf16_sustained_tflops,
+    gpu_bandwidth_share,
+    other_gpu_fraction,
+    system_bandwidth_share,
+)
 from simulator.engine.units import GIGA, PCIE_X16_GBPS_BY_GEN
 
 # Effective PCIe bandwidths (reference-model.md §7); x8 halves them.
@@ -47,7 +52,6 @@ TENSOR_PATHS = (FP16_ACC16, BF16_ACC32, FP8)
 
 # The makers a GPU or a unified system given only by its figures is taken to be from (what
 # sets the runtime it serves with: serve/runtimes.py).
-APPLE = "Apple"  # a unified system's maker when it is a Mac (macOS, Metal)
 DEFAULT_GPU_MAKER, DEFAULT_SYSTEM_MAKER = "NVIDIA", APPLE
 
 
@@ -76,6 +80,15 @@ class GpuSpec:
     # whose outstanding loads bound the bandwidth a kernel sustains (serve/hardware.py,
     # `streamed_bandwidth_efficiency`). None: not known, no such bound.
     compute_units: int | None = None
+    # What a streaming benchmark measured its memory to sustain, GB/s; None: not known, the
+    # prior share of `mem_gbps` (sustained.py).
+    mem_sustained_gbps: float | None = None
+
+    def bandwidth_share(self) -> float:
+        """The share of `mem_gbps` the memory sustains in a streaming benchmark."""
+        if self.mem_gbps is None:
+            raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
+        return gpu_bandwidth_share(self.mem_gbps, self.mem_sustained_gbps)
 
     def bf16_sustained(self) -> float:
         """The sustained BF16 matmul rate (10^12 FLOP/s): as given, else the peak at the
@@ -130,6 +143,16 @@ class UnifiedSpec:
     mem_gbps: float
     tflops: float
     maker: str = DEFAULT_SYSTEM_MAKER  # Apple, NVIDIA (DGX Spark's GB10) or AMD (Strix Halo)
+    # The GPU side's measured streaming bandwidth, GB/s; None: its segment's prior share.
+    mem_sustained_gbps: float | None = None
+
+    def bandwidth_share(self) -> float:
+        """The share of `mem_gbps` the GPU's reads sustain in a streaming benchmark."""
+        return system_bandwidth_share(
+            apple=self.maker == APPLE,
+            mem_gbps=self.mem_gbps,
+            mem_sustained_gbps=self.mem_sustained_gbps,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,6 +198,7 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         fp8_sustained_tflops=device.fp8_sustained_tflops,
         maker=device.manufacturer,
         compute_units=device.compute_units,
+        mem_sustained_gbps=device.mem_sustained_gbps,
     )
 
 

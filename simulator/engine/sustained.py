@@ -1,4 +1,5 @@
-"""What a GPU's large BF16 matmuls sustain, measured, against its datasheet peak.
+"""What a GPU's large BF16 matmuls sustain, measured, against its datasheet peak; and what
+its memory sustains in a streaming benchmark against its datasheet bandwidth.
 
 Datasheet tensor peaks are quoted at the boost clock. Datacenter and workstation GPUs run
 their tensor cores against a power limit and sustain 45–87 % of it in a large matmul (stas00's
@@ -20,7 +21,7 @@ import re
 import statistics
 from functools import cache
 
-from simulator.engine.devices import Gpu, device_table
+from simulator.engine.devices import APPLE, Gpu, System, device_table
 
 # NVIDIA's consumer naming: "RTX 4090", "GeForce RTX 3090 Ti", "RTX 4090D", "GTX 1080 Ti";
 # not "RTX 6000 Ada", "RTX A6000", "RTX PRO 6000", "Quadro RTX 8000".
@@ -53,3 +54,54 @@ def bf16_sustained_tflops(device: Gpu) -> float:
     if device.bf16_sustained_tflops is not None:
         return device.bf16_sustained_tflops
     return device.bf16_tflops * sustained_fractions()[is_geforce(device)]
+
+
+# --- Memory bandwidth --------------------------------------------------------------------
+# A datasheet bandwidth is the pins' rate: DRAM refresh, page and bus turnarounds keep any
+# kernel below it. What a streaming benchmark (BabelStream, nvbandwidth's device-local copy,
+# rocm_bandwidth_test, clpeak) sustains is the device's ceiling for a kernel that only
+# streams, and it differs by memory type and controller (HBM, GDDR, LPDDR), so a runtime's
+# fitted bandwidth efficiency is taken relative to it and carries from one device to another
+# (docs/model.md, "Sustained memory bandwidth"). A record without a measurement takes the
+# median measured share of its kind: discrete GPUs, Apple systems, other unified systems.
+DISCRETE, APPLE_SYSTEM, OTHER_SYSTEM = "discrete", "apple", "unified"
+
+
+def _system_segment(apple: bool) -> str:
+    return APPLE_SYSTEM if apple else OTHER_SYSTEM
+
+
+@cache
+def bandwidth_shares() -> dict[str, float]:
+    """The median measured sustained/peak bandwidth share by segment; a segment with no
+    measurement takes the discrete GPUs' (the most measured)."""
+    shares: dict[str, list[float]] = {DISCRETE: [], APPLE_SYSTEM: [], OTHER_SYSTEM: []}
+    for gpu in device_table()[Gpu]:
+        if gpu.mem_sustained_gbps is not None:
+            shares[DISCRETE].append(gpu.mem_sustained_gbps / gpu.mem_bandwidth_gbps)
+    for system in device_table()[System]:
+        if system.mem_sustained_gbps is not None:
+            segment = _system_segment(system.manufacturer == APPLE)
+            shares[segment].append(system.mem_sustained_gbps / system.mem_bandwidth_gbps)
+    discrete = statistics.median(shares[DISCRETE]) if shares[DISCRETE] else 1.0
+    return {
+        segment: statistics.median(values) if values else discrete
+        for segment, values in shares.items()
+    }
+
+
+def gpu_bandwidth_share(mem_gbps: float, mem_sustained_gbps: float | None) -> float:
+    """The share of its peak a GPU's memory sustains: measured, or the discrete prior."""
+    if mem_sustained_gbps is not None:
+        return mem_sustained_gbps / mem_gbps
+    return bandwidth_shares()[DISCRETE]
+
+
+def system_bandwidth_share(
+    *, apple: bool, mem_gbps: float, mem_sustained_gbps: float | None
+) -> float:
+    """The share of its peak a unified system's GPU reads sustain: measured, or its segment's
+    prior (Apple's, or other unified systems')."""
+    if mem_sustained_gbps is not None:
+        return mem_sustained_gbps / mem_gbps
+    return bandwidth_shares()[_system_segment(apple)]

@@ -23,7 +23,9 @@
 # training's streaming does; the Ryzen 5 3500 record.
 # 1.12: a GPU's weight reads sustain at most its SMs (compute units) × the runtime's fitted
 # per-unit streaming rate (Little's law; serve/hardware.streamed_bandwidth_efficiency).
+# 1.13: a GPU runtime's bandwidth efficiency is a share of what the memory sustains in a
+# streaming benchmark, measured per device (sustained.py), not of the datasheet peak.
 
-ENGINE_VERSION = "1.12.0"
+ENGINE_VERSION = "1.13.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -154,6 +154,28 @@ def test_a_gpu_page_shows_the_engine_figures_it_is_simulated_with_and_their_sour
     assert cpu.context["engine_figures"] == []
 
 
+@pytest.mark.usefixtures("catalog")
+def test_gpu_and_system_pages_show_their_measured_streaming_bandwidth_or_say_it_is_missing(
+    client: Client,
+) -> None:
+    """What a streaming benchmark measured (a runtime's bandwidth efficiency is a share of
+    it), with its source; without a measurement the page says what the engine takes."""
+
+    def bandwidth(slug: str) -> Any:
+        figures = client.get(f"/catalog/parts/{slug}/").context["engine_figures"]
+        return {f.label: f for f in figures}["sustained memory bandwidth"]
+
+    rtx = bandwidth("rtx-4090")
+    assert rtx.text == "912 GB/s (90% of peak)"
+    assert "chsasank/device-benchmarks" in rtx.source
+    spark = bandwidth("nvidia-dgx-spark-founders-edition-128gb")
+    assert spark.text == "232.5 GB/s (85% of peak)"
+    assert "antirez/ds4" in spark.source
+    mini = bandwidth("mac-mini-m4-pro-64gb")
+    assert not mini.stated
+    assert "median measured share" in mini.source
+
+
 def _first_slug(kind: str) -> str:
     return str(Part.objects.filter(kind=kind).order_by("pk").values_list("slug", flat=True)[0])
 

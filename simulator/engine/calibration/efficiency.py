@@ -189,9 +189,11 @@ class Efficiency:
         if device_class == UNIFIED and runtime in GPU_KERNELS_ON_UNIFIED:
             gpu = self.get(runtime, GPU)
             if gpu.fitted_on or gpu.note.startswith("borrowed"):
-                # The weight-streaming kernels are the GPU's: their share of peak bandwidth and
-                # per-layer cost carry over. A unified system's FLOPS figure has another basis
-                # (GB10's is derived from a sparse FP4 figure), so FLOPS keep the prior.
+                # The weight-streaming kernels are the GPU's: their share of what the memory
+                # sustains in a streaming benchmark (the system's own, measured on its LPDDR5X:
+                # sustained.py) and their per-layer cost carry over. A unified system's FLOPS
+                # figure has another basis (GB10's is derived from a sparse FP4 figure), so
+                # FLOPS keep the prior.
                 return dataclasses.replace(
                     prior,
                     bandwidth_efficiency=gpu.bandwidth_efficiency,

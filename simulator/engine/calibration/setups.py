@@ -34,10 +34,10 @@ from simulator.engine.calibration.efficiency import (
 )
 from simulator.engine.calibration.figures import StepFigure, is_step_figure, step_figure
 from simulator.engine.calibration.not_modeled import NotModeled
-from simulator.engine.devices import Cpu, Device, Gpu, System, devices
+from simulator.engine.devices import APPLE, Cpu, Device, Gpu, System, devices
 from simulator.engine.formats.training import FP8_NAME, quant_format
 from simulator.engine.formats.weights import WEIGHT_TYPES, WeightScheme, weight_scheme
-from simulator.engine.hardware import APPLE, CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
+from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, gpu_spec
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import model_params
 from simulator.engine.model.lora import ALL_TARGETS, LoraConfig
@@ -1053,6 +1053,7 @@ def _unified(row: MeasurementRow) -> UnifiedSpec:
         mem_gbps=float(device.mem_bandwidth_gbps),
         tflops=float(device.gpu_tflops),
         maker=device.manufacturer,
+        mem_sustained_gbps=device.mem_sustained_gbps,
     )
 
 

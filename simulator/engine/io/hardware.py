@@ -46,10 +46,11 @@ HARDWARE_FIELDS = frozenset(
 )
 GPU_FIELDS = frozenset(
     {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops", "fp8_tflops",
-     "bf16_sustained_tflops", "fp8_sustained_tflops", "maker", "compute_units"}
+     "bf16_sustained_tflops", "fp8_sustained_tflops", "maker", "compute_units",
+     "mem_sustained_gbps"}
 )  # fmt: skip
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
-UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops", "maker"})
+UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops", "maker", "mem_sustained_gbps"})
 # What a figure may be (inclusive), in its request unit: physical devices sit far inside
 # these, and the engine's arithmetic stays finite at both ends.
 FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
@@ -61,11 +62,13 @@ FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "gpu.fp8_sustained_tflops": (0.01, 1_000_000.0),
     "gpu.pcie_gbps": (0.01, 100_000.0),
     "gpu.mem_gbps": (0.1, 1_000_000.0),
+    "gpu.mem_sustained_gbps": (0.1, 1_000_000.0),
     "cpu.mem_gbps": (0.1, 1_000_000.0),
     "cpu.flops_per_core_cycle": (1.0, 4_096.0),
     "cpu.ghz": (0.1, MAX_GHZ),
     "unified.mem_gb": (0.25, 1_048_576.0),
     "unified.mem_gbps": (0.1, 1_000_000.0),
+    "unified.mem_sustained_gbps": (0.1, 1_000_000.0),
     "unified.tflops": (0.01, 1_000_000.0),
     "ram_gb": (0.0, 1_048_576.0),
     "pinned_gb": (0.0, 1_048_576.0),
@@ -73,6 +76,8 @@ FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "link_gbps": (0.01, 100_000.0),
     "interconnect_gbps": (0.01, 100_000.0),
 }
+# A measured figure of the device table, and the datasheet figure it was measured against.
+MEASURED_OF_PEAK = {"mem_sustained_gbps": "mem_gbps"}
 # Host RAM when a request leaves it out, GiB: training assumes seed 000's 32 GB host (Build
 # A); serving assumes none, so a CPU placement needs `ram_gb` stated.
 HARDWARE_DEFAULTS: dict[str, dict[str, float]] = {TRAIN: {"ram_gb": 32.0}, INFER: {"ram_gb": 0.0}}
@@ -106,7 +111,15 @@ def device_figures(
         raise EngineInputError(field=f"{path}.name", message="must be a string")
     known = find_device(kind, name) if isinstance(name, str) else None
     if known is not None:
-        return {**table(known), **{key: v for key, v in value.items() if v is not None}}
+        stated = {key: v for key, v in value.items() if v is not None}
+        recorded = table(known)
+        merged = {**recorded, **stated}
+        for measured, peak in MEASURED_OF_PEAK.items():
+            # a table's measurement is of the table's memory, not of another peak the request
+            # states for it: that GPU takes the prior share instead
+            if measured not in stated and merged.get(peak) != recorded.get(peak):
+                merged.pop(measured, None)
+        return merged
     if isinstance(name, str) and any(value.get(key) is None for key in required):
         require_device(kind, name, field=f"{path}.name")
     return value
@@ -125,7 +138,8 @@ def _cpu_table(device: Cpu) -> dict[str, object]:
 def _system_table(device: System) -> dict[str, object]:
     return {"name": device.name, "mem_gb": device.memory_gb,
             "mem_gbps": device.mem_bandwidth_gbps, "tflops": device.gpu_tflops,
-            "maker": device.manufacturer}  # fmt: skip
+            "maker": device.manufacturer,
+            **_known("mem_sustained_gbps", device.mem_sustained_gbps)}  # fmt: skip
 
 
 def _maker(figures: Mapping[str, object], path: str, default: str) -> str:
@@ -181,6 +195,7 @@ def parse_gpu(value: object) -> GpuSpec:
             if figures.get("compute_units") is None
             else integer(figures, "compute_units", path, None, upper=MAX_COMPUTE_UNITS)
         ),
+        mem_sustained_gbps=_sustained_bandwidth(figures, "gpu", path),
     )
 
 
@@ -214,7 +229,23 @@ def parse_unified(value: object) -> UnifiedSpec:
         mem_gbps=_figure(figures, "unified.mem_gbps"),
         tflops=_figure(figures, "unified.tflops"),
         maker=_maker(figures, path, DEFAULT_SYSTEM_MAKER),
+        mem_sustained_gbps=_sustained_bandwidth(figures, "unified", path),
     )
+
+
+def _sustained_bandwidth(figures: Mapping[str, object], section: str, path: str) -> float | None:
+    """A measured streaming bandwidth: at most the peak (`mem_gbps`), which it needs."""
+    if figures.get("mem_sustained_gbps") is None:
+        return None
+    field = f"{path}.mem_sustained_gbps"
+    if figures.get("mem_gbps") is None:
+        raise EngineInputError(field=field, message="needs mem_gbps (the peak bandwidth)")
+    value = _figure(figures, f"{section}.mem_sustained_gbps")
+    if value > _figure(figures, f"{section}.mem_gbps"):
+        raise EngineInputError(
+            field=field, message="must be at most mem_gbps: no memory sustains more than its peak"
+        )
+    return value
 
 
 def _optional(hardware: Mapping[str, object], key: str, parse: Callable[[object], Any]) -> Any:
@@ -280,6 +311,7 @@ def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
         **_known("fp8_sustained_tflops", gpu.fp8_sustained_tflops),
         **({} if gpu.maker == DEFAULT_GPU_MAKER else {"maker": gpu.maker}),
         **({} if gpu.compute_units is None else {"compute_units": int(gpu.compute_units)}),
+        **_known("mem_sustained_gbps", gpu.mem_sustained_gbps),
     }
 
 
@@ -293,7 +325,7 @@ def _unified_to_json(unified: UnifiedSpec) -> dict[str, Any]:
     maker = {} if unified.maker == DEFAULT_SYSTEM_MAKER else {"maker": unified.maker}
     return {"name": unified.name, "mem_gb": float(unified.mem_gib),
             "mem_gbps": float(unified.mem_gbps), "tflops": float(unified.tflops),
-            **maker}  # fmt: skip
+            **maker, **_known("mem_sustained_gbps", unified.mem_sustained_gbps)}  # fmt: skip
 
 
 def hardware_to_json(hw: Hardware, *, kind: str) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulator.engine.costs import Cost
+from simulator.engine.devices import APPLE
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import (
-    APPLE,
     BF16_ACC32,
     GPU_RESERVE_GIB,
     LLAMA_CPP,
@@ -89,6 +89,10 @@ class Device:
     # A GPU's SMs / compute units (all the GPUs reading at once under tensor parallelism);
     # None: not known.
     compute_units: int | None = None
+    # The share of `bandwidth_bps` the memory sustains in a streaming benchmark (sustained.py):
+    # a GPU runtime's bandwidth efficiency is relative to it. 1 on a CPU, whose runtimes'
+    # efficiency is fitted against the channels' peak.
+    bandwidth_share: float = 1.0
 
     @property
     def device_class(self) -> DeviceClass:
@@ -122,6 +126,7 @@ def gpu_device(
         capacity_bytes=max(usable, 0.0) * GIB,
         constants=constants,
         compute_units=None if gpu.compute_units is None else gpu.compute_units * tensor_parallel,
+        bandwidth_share=gpu.bandwidth_share(),
     )
 
 
@@ -180,12 +185,15 @@ def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -
         peak_flops=unified.tflops * TERA,
         capacity_bytes=unified_gpu_gib(unified) * GIB,
         constants=constants,
+        bandwidth_share=unified.bandwidth_share(),
     )
 
 
 def streamed_bandwidth_efficiency(device: Device) -> float:
     """The share of peak memory bandwidth the runtime's weight and cache reads sustain: its
-    fitted `bandwidth_efficiency`, capped by Little's law. A kernel streams at most the bytes
+    fitted `bandwidth_efficiency` of what the memory sustains in a streaming benchmark
+    (`bandwidth_share`: the ceiling of any kernel that only streams, docs/model.md,
+    "Sustained memory bandwidth"), capped by Little's law. A kernel streams at most the bytes
     it keeps in flight over the memory latency; its blocks keep a bounded number of loads
     outstanding per SM (compute unit), so a GPU sustains at most units × s, s the runtime's
     fitted `unit_stream_gbps` (Little 1961; the GPU form, occupancy × bytes per load / latency,
@@ -193,7 +201,7 @@ def streamed_bandwidth_efficiency(device: Device) -> float:
     per SM (HBM: an A100's 18.9 GB/s per SM, against an RTX 4090's 7.9) reaches less of its
     peak in the same kernels (docs/model.md, "Bandwidth per SM")."""
     cls = device.device_class
-    efficiency = cls.bandwidth_efficiency
+    efficiency = cls.bandwidth_efficiency * device.bandwidth_share
     if cls.unit_stream_gbps is None or device.compute_units is None:
         return efficiency
     cap = device.compute_units * cls.unit_stream_gbps * GB / device.bandwidth_bps

@@ -34,9 +34,11 @@ KERNELS = DeviceClass(
 
 
 def _gpu(mem_gbps: float, units: int | None) -> GpuSpec:
+    """A GPU whose memory sustains its peak in a streaming benchmark, so that only the cap
+    stands between the runtime's share and what the reads sustain."""
     return GpuSpec(
         name="test", vram_gib=80, bf16_tflops=300, pcie_gbps=32, mem_gbps=mem_gbps,
-        compute_units=units,
+        compute_units=units, mem_sustained_gbps=mem_gbps,
     )  # fmt: skip
 
 
