@@ -41,6 +41,13 @@ GPUS = [
     device_part(132, Gpu, "instinct-mi100"),
     device_part(133, Gpu, "instinct-mi210"),
     device_part(134, Gpu, "radeon-ai-pro-r9700"),
+    device_part(135, Gpu, "rtx-4060-ti-16gb"),
+    # Sold used only; no dated price of one 32 GB card was found (2026-12-06): unpriced.
+    device_part(136, Gpu, "radeon-instinct-mi50-32gb"),
+    device_part(137, Gpu, "rtx-pro-4000-blackwell"),
+    device_part(138, Gpu, "rtx-pro-4500-blackwell"),
+    # The one MSRP found is the 72 GB card's (Hugging Face's hardware page): unpriced.
+    device_part(139, Gpu, "rtx-pro-5000-blackwell"),
 ]
 
 # (part pk, amount USD, condition, (vendor, source), observed on). Parts 118-125 have no row

@@ -30,6 +30,12 @@ one). Prices for the Instinct MI100, MI210, Radeon AI PRO R9700, H100 NVL and H2
 looked for and not found on a page that dates them (press pages with a month in the address
 only, a rounded undated "MSRP $1.3k"): those parts stay unpriced.
 
+A fifth search on 2026-12-06 (the same tool, "pages" and "docs" corpora) priced the GPUs
+added that day: the RTX 4060 Ti 16GB at NVIDIA's announced $499, the RTX PRO 4000 and 4500
+Blackwell at Hugging Face's MSRPs. The RTX PRO 5000 Blackwell (48 GB; the MSRP found is the
+72 GB card's) and the Instinct MI50 32GB (used; only totals of 4- and 8-card bundles were
+found) stay unpriced.
+
 Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -41,6 +47,7 @@ from dataclasses import dataclass
 
 READ_ON = "2026-11-26"
 READ_ON_28 = "2026-11-28"  # the second search, for parts with no published price yet
+READ_ON_DEC_6 = "2026-12-06"  # the fifth search, for the GPUs added in December 2026
 STRIXHALO_WIKI_BOSGAME = (
     "https://github.com/kyuz0/strixhalo-homelab/blob/a52f32e8b22b714c943617edd5d95115925abbd7/"
     "Hardware/PCs/Bosgame_M5.md"
@@ -505,5 +512,27 @@ PRICE_OBSERVATIONS = [
         vendor="Amazon.com buy-box price (United-Compute/gpu-price-tracker)", region="US",
         source_url=GPU_PRICE_TRACKER_A100_40GB, observed_on="2025-08-21", dated=PAGE,
         quote='"2025-08-21T12:44:00": 6639.0',
+    ),
+    SourcedPrice(
+        part_pk=135, amount="499", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (th3tc.com)", region="US",
+        source_url="https://th3tc.com/nvidia-unveils-299-geforce-rtx-4060-399-rtx-4060-ti-with-dlss-3/",
+        # NVIDIA's announcement of 18 May 2023 (the article: the 8 GB card "will be
+        # available next week, May 24").
+        observed_on="2023-05-18", dated=PAGE,
+        quote="Nvidia also revealed that a $499 version of the RTX 4060 Ti with 16GB of memory "
+        "(and no other tweaks) will launch in July",
+    ),
+    SourcedPrice(
+        part_pk=137, amount="1500", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        source_url="https://huggingface.co/hardware/rtx-pro-4000",
+        observed_on=READ_ON_DEC_6, dated=READ, quote="MSRP $1.5k Released 2025",
+    ),
+    SourcedPrice(
+        part_pk=138, amount="2800", currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        source_url="https://huggingface.co/hardware/rtx-pro-4500-ws",
+        observed_on=READ_ON_DEC_6, dated=READ, quote="MSRP $2.8k Released 2025",
     ),
 ]  # fmt: skip

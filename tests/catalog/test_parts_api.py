@@ -40,6 +40,8 @@ def test_the_gpu_list_filters_by_vram_and_fp4() -> None:
         "RTX 5090",
         "RTX PRO 6000",
         "RTX PRO 6000 Blackwell Max-Q",
+        "RTX PRO 4500 Blackwell",
+        "RTX PRO 5000 Blackwell",
     }
 
 
