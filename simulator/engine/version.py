@@ -25,7 +25,9 @@
 # per-unit streaming rate (Little's law; serve/hardware.streamed_bandwidth_efficiency).
 # 1.13: a GPU runtime's bandwidth efficiency is a share of what the memory sustains in a
 # streaming benchmark, measured per device (sustained.py), not of the datasheet peak.
+# .1: measured streaming bandwidth of the H100 SXM, A100 80GB SXM, H200 SXM, A40, MI300X,
+# V100 SXM2 16GB and B200.
 
-ENGINE_VERSION = "1.13.0"
+ENGINE_VERSION = "1.13.1"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"
