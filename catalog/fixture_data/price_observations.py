@@ -99,6 +99,20 @@ def _pcpartpicker(
     )  # fmt: skip
 
 
+def _hugging_face_msrp(
+    part_pk: int, amount: str, page: str, observed_on: str, quote: str
+) -> SourcedPrice:
+    """NVIDIA's MSRP as Hugging Face's hardware page `page` prints it, rounded to a hundred
+    dollars ("$8.5k" is recorded as 8500; `quote` keeps the page's text); the page carries
+    no date, so it is dated the day it was read."""
+    return SourcedPrice(
+        part_pk=part_pk, amount=amount, currency="USD", condition="new",
+        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        source_url=f"https://huggingface.co/hardware/{page}",
+        observed_on=observed_on, dated=READ, quote=quote,
+    )  # fmt: skip
+
+
 PRICE_OBSERVATIONS = [
     # --- GPUs -------------------------------------------------------------------------
     SourcedPrice(
@@ -207,30 +221,15 @@ PRICE_OBSERVATIONS = [
         observed_on=READ_ON_28, dated=READ,
         quote="A single used RTX A6000 48 GB at $2,800 wins on simplicity and quality",
     ),
-    SourcedPrice(
-        part_pk=113, amount="5500", currency="USD", condition="new",
-        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
-        source_url="https://huggingface.co/hardware/a40",
-        observed_on=READ_ON_28, dated=READ, quote="MSRP $5.5k Released 2020",
-    ),
-    SourcedPrice(
-        part_pk=114, amount="8500", currency="USD", condition="new",
-        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
-        source_url="https://huggingface.co/hardware/l40s",
-        observed_on=READ_ON_28, dated=READ, quote="MSRP $8.5k Released 2023",
-    ),
+    _hugging_face_msrp(113, "5500", "a40", READ_ON_28, "MSRP $5.5k Released 2020"),
+    _hugging_face_msrp(114, "8500", "l40s", READ_ON_28, "MSRP $8.5k Released 2023"),
     SourcedPrice(
         part_pk=119, amount="999", currency="USD", condition="new",
         vendor="NVIDIA launch price (XDA Developers)", region="US",
         source_url="https://www.xda-developers.com/needed-rtx-5080-upgrade-3080/",
         observed_on="2024-12-24", dated=PAGE, quote="The RTX 4080 Super launched at $999",
     ),
-    SourcedPrice(
-        part_pk=120, amount="800", currency="USD", condition="new",
-        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
-        source_url="https://huggingface.co/hardware/rtx-4070-ti-super",
-        observed_on=READ_ON_28, dated=READ, quote="MSRP $800 Released 2024",
-    ),
+    _hugging_face_msrp(120, "800", "rtx-4070-ti-super", READ_ON_28, "MSRP $800 Released 2024"),
     SourcedPrice(
         part_pk=122, amount="749", currency="USD", condition="new",
         vendor="NVIDIA MSRP (Redactle Unlimited)", region="US",
@@ -523,16 +522,6 @@ PRICE_OBSERVATIONS = [
         quote="Nvidia also revealed that a $499 version of the RTX 4060 Ti with 16GB of memory "
         "(and no other tweaks) will launch in July",
     ),
-    SourcedPrice(
-        part_pk=137, amount="1500", currency="USD", condition="new",
-        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
-        source_url="https://huggingface.co/hardware/rtx-pro-4000",
-        observed_on=READ_ON_DEC_6, dated=READ, quote="MSRP $1.5k Released 2025",
-    ),
-    SourcedPrice(
-        part_pk=138, amount="2800", currency="USD", condition="new",
-        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
-        source_url="https://huggingface.co/hardware/rtx-pro-4500-ws",
-        observed_on=READ_ON_DEC_6, dated=READ, quote="MSRP $2.8k Released 2025",
-    ),
+    _hugging_face_msrp(137, "1500", "rtx-pro-4000", READ_ON_DEC_6, "MSRP $1.5k Released 2025"),
+    _hugging_face_msrp(138, "2800", "rtx-pro-4500-ws", READ_ON_DEC_6, "MSRP $2.8k Released 2025"),
 ]  # fmt: skip
