@@ -522,6 +522,10 @@ PRICE_OBSERVATIONS = [
         quote="Nvidia also revealed that a $499 version of the RTX 4060 Ti with 16GB of memory "
         "(and no other tweaks) will launch in July",
     ),
+    _pcpartpicker(
+        135, "449.99", "PNY VERTO, RTX 4060 Ti 16GB", "video-card",
+        '"name":"PNY VERTO","price":449.99,"chipset":"GeForce RTX 4060 Ti","memory":16',
+    ),
     _hugging_face_msrp(137, "1500", "rtx-pro-4000", READ_ON_DEC_6, "MSRP $1.5k Released 2025"),
     _hugging_face_msrp(138, "2800", "rtx-pro-4500-ws", READ_ON_DEC_6, "MSRP $2.8k Released 2025"),
 ]  # fmt: skip
