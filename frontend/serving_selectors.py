@@ -18,6 +18,7 @@ from simulator.engine import (
     InferenceResult,
     batch_sweep,
     context_sweep,
+    fitted_bandwidth_efficiency,
     model_slugs,
     parse_request,
     placement_contents,
@@ -262,7 +263,7 @@ def decode_terms(engine: InferenceResult) -> list[dict[str, Any]]:
         device = devices[step.location]
         constants = device.device_class
         share = streamed_bandwidth_efficiency(device)
-        uncapped = constants.bandwidth_efficiency * device.bandwidth_share
+        uncapped = fitted_bandwidth_efficiency(device)
         capped = share < uncapped
         terms.append(
             {"location": LOCATION_WORDS[step.location],
@@ -272,7 +273,6 @@ def decode_terms(engine: InferenceResult) -> list[dict[str, Any]]:
              "share": share, "fitted_share": constants.bandwidth_efficiency,
              "memory_share": device.bandwidth_share, "uncapped_share": uncapped,
              "capped": capped, "compute_units": device.compute_units,
-             "unit_words": "cores" if step.location == "cpu" else "SMs (compute units)",
              "unit_stream_gbps": constants.unit_stream_gbps,
              "memory_ms": step.memory_s * 1e3, "compute_ms": step.compute_s * 1e3,
              "overhead_ms": step.overhead_s * 1e3, "time_ms": step.time_s * 1e3}

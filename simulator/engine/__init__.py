@@ -89,7 +89,12 @@ from simulator.engine.serve.context_sweep import (
     placement_contents,
     sweep_depths,
 )
-from simulator.engine.serve.hardware import GPU, UNIFIED, streamed_bandwidth_efficiency
+from simulator.engine.serve.hardware import (
+    GPU,
+    UNIFIED,
+    fitted_bandwidth_efficiency,
+    streamed_bandwidth_efficiency,
+)
 from simulator.engine.serve.inference import CapacityError, InferenceResult
 from simulator.engine.serve.kv_cache import KV_CACHE_BYTES_PER_ELEMENT
 from simulator.engine.serve.placement import PLACEMENTS
@@ -217,6 +222,7 @@ __all__ = [
     "error_band",
     "find_device",
     "fit_shipped",
+    "fitted_bandwidth_efficiency",
     "format_report",
     "json_path",
     "layer_gib",

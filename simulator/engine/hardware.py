@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from simulator.engine.devices import APPLE, Gpu, require_device
 from simulator.engine.errors import EngineInputError
 from simulator.engine.sustained import (
+    DISCRETE,
+    bandwidth_share,
     bf16_sustained_tflops,
-    gpu_bandwidth_share,
     other_gpu_fraction,
-    system_bandwidth_share,
+    system_segment,
 )
 from simulator.engine.units import GIGA, PCIE_X16_GBPS_BY_GEN
 
@@ -88,7 +89,7 @@ class GpuSpec:
         """The share of `mem_gbps` the memory sustains in a streaming benchmark."""
         if self.mem_gbps is None:
             raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
-        return gpu_bandwidth_share(self.mem_gbps, self.mem_sustained_gbps)
+        return bandwidth_share(DISCRETE, self.mem_gbps, self.mem_sustained_gbps)
 
     def bf16_sustained(self) -> float:
         """The sustained BF16 matmul rate (10^12 FLOP/s): as given, else the peak at the
@@ -148,10 +149,8 @@ class UnifiedSpec:
 
     def bandwidth_share(self) -> float:
         """The share of `mem_gbps` the GPU's reads sustain in a streaming benchmark."""
-        return system_bandwidth_share(
-            apple=self.maker == APPLE,
-            mem_gbps=self.mem_gbps,
-            mem_sustained_gbps=self.mem_sustained_gbps,
+        return bandwidth_share(
+            system_segment(self.maker == APPLE), self.mem_gbps, self.mem_sustained_gbps
         )
 
 

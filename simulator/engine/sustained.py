@@ -67,7 +67,8 @@ def bf16_sustained_tflops(device: Gpu) -> float:
 DISCRETE, APPLE_SYSTEM, OTHER_SYSTEM = "discrete", "apple", "unified"
 
 
-def _system_segment(apple: bool) -> str:
+def system_segment(apple: bool) -> str:
+    """A unified system's segment: Apple's, or other unified systems'."""
     return APPLE_SYSTEM if apple else OTHER_SYSTEM
 
 
@@ -81,7 +82,7 @@ def bandwidth_shares() -> dict[str, float]:
             shares[DISCRETE].append(gpu.mem_sustained_gbps / gpu.mem_bandwidth_gbps)
     for system in device_table()[System]:
         if system.mem_sustained_gbps is not None:
-            segment = _system_segment(system.manufacturer == APPLE)
+            segment = system_segment(system.manufacturer == APPLE)
             shares[segment].append(system.mem_sustained_gbps / system.mem_bandwidth_gbps)
     discrete = statistics.median(shares[DISCRETE]) if shares[DISCRETE] else 1.0
     return {
@@ -90,18 +91,9 @@ def bandwidth_shares() -> dict[str, float]:
     }
 
 
-def gpu_bandwidth_share(mem_gbps: float, mem_sustained_gbps: float | None) -> float:
-    """The share of its peak a GPU's memory sustains: measured, or the discrete prior."""
+def bandwidth_share(segment: str, mem_gbps: float, mem_sustained_gbps: float | None) -> float:
+    """The share of its peak a device's memory sustains in a streaming benchmark: measured, or
+    the median measured share of its `segment` (DISCRETE, or `system_segment`)."""
     if mem_sustained_gbps is not None:
         return mem_sustained_gbps / mem_gbps
-    return bandwidth_shares()[DISCRETE]
-
-
-def system_bandwidth_share(
-    *, apple: bool, mem_gbps: float, mem_sustained_gbps: float | None
-) -> float:
-    """The share of its peak a unified system's GPU reads sustain: measured, or its segment's
-    prior (Apple's, or other unified systems')."""
-    if mem_sustained_gbps is not None:
-        return mem_sustained_gbps / mem_gbps
-    return bandwidth_shares()[_system_segment(apple)]
+    return bandwidth_shares()[segment]

@@ -189,6 +189,12 @@ def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -
     )
 
 
+def fitted_bandwidth_efficiency(device: Device) -> float:
+    """The runtime's fitted `bandwidth_efficiency` as a share of the peak: of what the memory
+    sustains in a streaming benchmark (`bandwidth_share`), before any per-SM cap."""
+    return device.device_class.bandwidth_efficiency * device.bandwidth_share
+
+
 def streamed_bandwidth_efficiency(device: Device) -> float:
     """The share of peak memory bandwidth the runtime's weight and cache reads sustain: its
     fitted `bandwidth_efficiency` of what the memory sustains in a streaming benchmark
@@ -201,7 +207,7 @@ def streamed_bandwidth_efficiency(device: Device) -> float:
     per SM (HBM: an A100's 18.9 GB/s per SM, against an RTX 4090's 7.9) reaches less of its
     peak in the same kernels (docs/model.md, "Bandwidth per SM")."""
     cls = device.device_class
-    efficiency = cls.bandwidth_efficiency * device.bandwidth_share
+    efficiency = fitted_bandwidth_efficiency(device)
     if cls.unit_stream_gbps is None or device.compute_units is None:
         return efficiency
     cap = device.compute_units * cls.unit_stream_gbps * GB / device.bandwidth_bps
