@@ -151,6 +151,10 @@ MODEL_ALIASES: dict[str, str] = {
     # Qwen3.5/3.6-35B-A3B checkpoint or its fine-tunes
     "qwen35moe 35b.a3b": "qwen3.5-35b-a3b",
     "glm-4.5-air": "glm-4.5-air",
+    "llama 4 scout": "llama-4-scout",
+    "llama4 scout": "llama-4-scout",
+    "llama 4 maverick": "llama-4-maverick",
+    "llama4 maverick": "llama-4-maverick",
     "qwen3-4b": "qwen3-4b",
     "qwen3 4b": "qwen3-4b",
     "dots.llm1": "dots-llm1",
@@ -302,14 +306,6 @@ UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
         "DeepSeek sparse attention (model_type deepseek_v32, glm_moe_dsa): an indexer "
         "(`index_topk` 2048, `index_n_heads`, `index_head_dim`) picks the cached tokens each "
         "query attends to, where the engine's attention rules read every cached token",
-    ),
-    (
-        # meta-llama--Llama-4-Scout-17B-16E-Instruct
-        r"\bllama 4\b",
-        "Llama 4 (model_type llama4_text): config.json's `attention_chunk_size` (8192) "
-        "confines attention to fixed chunks of the context, and `interleave_moe_layer_step` "
-        "with `intermediate_size_mlp` mixes dense and MoE layer widths; the engine has no "
-        "chunked-attention rule",
     ),
     (
         # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
@@ -465,6 +461,13 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         (
             str(row.workload.get("figure_scope", "")).startswith("not stated"),
             "the source does not say whether its tokens/s is per GPU or the machine's",
+        ),
+        (
+            row.category.startswith("training")
+            and bool(re.search(r"\bllama ?4\b", _spaced(row.model))),
+            "Llama 4 as transformers builds it for training (Llama4TextMoe) runs every token "
+            "through all of a layer's experts, the unchosen ones weighted by a router score of "
+            "0; the training engine computes the chosen experts only",
         ),
         (
             row.category == "training_moe_offload",

@@ -109,6 +109,12 @@ class ModelShape:
     # to the whole context.
     sliding_window: int = 0
     sliding_layers: int = 0
+    # Chunked attention (Llama 4's RoPE layers, config.json `attention_chunk_size` and
+    # `no_rope_layers`): `chunked_layers` of the layers attend only to the positions of the
+    # fixed `attention_chunk` the query falls in (positions 1…C, C+1…2C, …); the rest attend
+    # to the whole context.
+    attention_chunk: int = 0
+    chunked_layers: int = 0
     # Gated DeltaNet layers: `linear_layers` of the layers attend through a recurrent state
     # (`linear_attention`) and keep no KV cache; the rest are full or sliding attention.
     linear_layers: int = 0
@@ -134,8 +140,8 @@ class ModelShape:
 
     @property
     def full_layers(self) -> int:
-        """Layers that attend to the whole context (neither sliding nor linear)."""
-        return self.num_layers - self.sliding_layers - self.linear_layers
+        """Layers that attend to the whole context (neither sliding, chunked nor linear)."""
+        return self.num_layers - self.sliding_layers - self.chunked_layers - self.linear_layers
 
     @property
     def full_cache_ratio(self) -> float:
@@ -156,7 +162,9 @@ class ModelShape:
         """Mean over layers of the cached positions one sequence keeps (and one query reads)
         at `context` tokens, in units of an `attention` layer's cache width: all of them in a
         full-attention layer (× `full_cache_ratio`), at most `sliding_window` in a sliding
-        one, none in a linear-attention layer (its state is counted apart:
+        one and at most `attention_chunk` in a chunked one (the chunk's cache is sized and
+        read to its length: an upper bound that is exact up to the first chunk boundary),
+        none in a linear-attention layer (its state is counted apart:
         `recurrent_state_bytes`)."""
         return self._mean_positions(context, self.full_cache_ratio)
 
@@ -167,23 +175,33 @@ class ModelShape:
 
     def _mean_positions(self, context: float, full_weight: float) -> float:
         sliding = min(float(context), float(self.sliding_window)) if self.sliding_layers else 0.0
+        chunked = min(float(context), float(self.attention_chunk)) if self.chunked_layers else 0.0
         full = self.full_layers * full_weight * float(context)
-        return (full + self.sliding_layers * sliding) / self.num_layers
+        return (full + self.sliding_layers * sliding + self.chunked_layers * chunked) / (
+            self.num_layers
+        )
 
     def attended_pairs(self, depth: int, tokens: int) -> float:
         """Mean over layers of the query–key pairs of `tokens` causal queries appended after
         `depth` cached tokens: Σ over positions p = depth+1 … depth+tokens of the keys p sees
-        (p, or at most `sliding_window` in a sliding layer, none in a linear one), in units
-        of an `attention` layer's FLOPs per pair (a full layer's × `full_score_ratio`)."""
+        (p, at most `sliding_window` in a sliding layer, p's place in its chunk in a chunked
+        layer, none in a linear one), in units of an `attention` layer's FLOPs per pair (a
+        full layer's × `full_score_ratio`)."""
         full_pairs = self.full_score_ratio * (tokens * depth + tokens * (tokens + 1) / 2)
         sliding_pairs = 0.0
         if self.sliding_layers:
             window = self.sliding_window
             below = max(min(depth + tokens, window) - depth, 0)  # positions p ≤ window
             sliding_pairs = below * depth + below * (below + 1) / 2 + (tokens - below) * window
-        return (self.full_layers * full_pairs + self.sliding_layers * sliding_pairs) / (
-            self.num_layers
-        )
+        chunked_pairs = 0.0
+        if self.chunked_layers:
+            chunk = self.attention_chunk
+            chunked_pairs = _chunked_pairs(depth + tokens, chunk) - _chunked_pairs(depth, chunk)
+        return (
+            self.full_layers * full_pairs
+            + self.sliding_layers * sliding_pairs
+            + self.chunked_layers * chunked_pairs
+        ) / self.num_layers
 
     @property
     def recurrent_state_bytes(self) -> float:
@@ -201,6 +219,13 @@ class ModelShape:
     @property
     def moe_layers(self) -> int:
         return self.num_layers - self.first_dense_layers if self.is_moe else 0
+
+
+def _chunked_pairs(positions: int, chunk: int) -> float:
+    """Σ over p = 1 … `positions` of the keys p sees when attention stays within fixed chunks
+    of `chunk` positions: each whole chunk gives 1 + 2 + … + C, the part chunk 1 + … + r."""
+    whole, rest = divmod(positions, chunk)
+    return whole * chunk * (chunk + 1) / 2 + rest * (rest + 1) / 2
 
 
 # model_type of the first Qwen generation (Qwen-1.8B … 72B, remote code QWenLMHeadModel).
@@ -300,9 +325,20 @@ def _dense_first_layers(config: Mapping[str, object], num_layers: int, *, path: 
 
 
 SLIDING_LAYER_TYPE = "sliding_attention"
-# `layer_types` entries the cost rules describe: attention over the whole context or a
-# window, and Gated DeltaNet's linear attention.
-ATTENTION_LAYER_TYPES = frozenset({"full_attention", SLIDING_LAYER_TYPE, LINEAR_LAYER_TYPE})
+CHUNKED_LAYER_TYPE = "chunked_attention"
+# `layer_types` entries the cost rules describe: attention over the whole context, a window
+# or a chunk, and Gated DeltaNet's linear attention.
+ATTENTION_LAYER_TYPES = frozenset(
+    {"full_attention", SLIDING_LAYER_TYPE, CHUNKED_LAYER_TYPE, LINEAR_LAYER_TYPE}
+)
+# Llama 4 (transformers' Llama4TextConfig, models/llama4/configuration_llama4.py): a layer
+# uses RoPE, and then chunked attention, unless every `no_rope_layer_interval`-th (default 4)
+# when `no_rope_layers` is not listed; MoE layers are every `interleave_moe_layer_step`-th
+# (default 1) when `moe_layers` is not listed, the others dense MLPs `intermediate_size_mlp`
+# wide; each MoE layer also runs a shared expert `intermediate_size` wide (Llama4TextMoe's
+# shared_expert).
+LLAMA4_MODEL_TYPE = "llama4_text"
+LLAMA4_NO_ROPE_INTERVAL = 4
 # Keys that, when set, make layers the engine has no cost rule for; refused rather than read
 # as a plain transformer (read 2026-11-26 from the configs vendored at
 # github.com/ai-dynamo/aiconfigurator@095f58a5 aic-core/src/aiconfigurator_core/model_configs;
@@ -315,7 +351,6 @@ UNSUPPORTED_KEYS: dict[str, str] = {
     "index_topk": "a sparse-attention indexer that picks the cached tokens (DeepSeek V3.2, V4, "
     "GLM-5)",
     "compress_ratios": "compressed attention layers (DeepSeek V4)",
-    "attention_chunk_size": "attention confined to fixed chunks of the context (Llama 4)",
     "hidden_size_per_layer_input": "per-layer input embeddings (Gemma 4 E2B, E4B)",
     "num_kv_shared_layers": "layers that reuse an earlier layer's KV cache (Gemma 4 E2B, E4B)",
     "use_double_wide_mlp": "MLPs twice as wide in the KV-sharing layers (Gemma 4 E2B, E4B)",
@@ -343,6 +378,53 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
         pattern = _int(config, "sliding_window_pattern", path=path)
         return num_layers - num_layers // pattern
     return num_layers
+
+
+def _chunked_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
+    """How many layers attend within chunks of `attention_chunk_size`: those `layer_types`
+    marks "chunked_attention", else Llama 4's RoPE layers (`no_rope_layers` 1, or all but
+    every 4th when it is not listed)."""
+    if not config.get("attention_chunk_size"):
+        return 0
+    types = config.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != num_layers:
+            raise EngineInputError(
+                field=f"{path}.layer_types",
+                message=f"must be a list of {num_layers} layer types (one per layer)",
+            )
+        return sum(1 for kind in types if kind == CHUNKED_LAYER_TYPE)
+    rope = config.get("no_rope_layers")
+    if rope:
+        if not isinstance(rope, list) or len(rope) != num_layers:
+            raise EngineInputError(
+                field=f"{path}.no_rope_layers",
+                message=f"must be a list of {num_layers} 0/1 flags (one per layer)",
+            )
+        return sum(1 for flag in rope if flag)
+    interval = _opt_int(
+        config, "no_rope_layer_interval", LLAMA4_NO_ROPE_INTERVAL, path=path, minimum=1
+    )
+    return num_layers - num_layers // interval
+
+
+def _interleaved_dense_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
+    """Llama 4's dense layers: those not in `moe_layers`, else all but every
+    `interleave_moe_layer_step`-th."""
+    listed = config.get("moe_layers")
+    if listed:
+        if not isinstance(listed, list) or not all(
+            isinstance(i, int) and 0 <= i < num_layers for i in listed
+        ):
+            raise EngineInputError(
+                field=f"{path}.moe_layers", message=f"must list layer indices below {num_layers}"
+            )
+        moe = len(set(listed))
+    else:
+        moe = num_layers // _opt_int(config, "interleave_moe_layer_step", 1, path=path, minimum=1)
+    if moe == 0:
+        raise EngineInputError(field=f"{path}.moe_layers", message="leaves no MoE layer")
+    return num_layers - moe
 
 
 def _linear_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
@@ -431,10 +513,16 @@ def parse_model_config(
     num_layers = _int(config, "num_hidden_layers", path=path)
     experts = _routed_experts(config, path=path)
     moe_width_key = "moe_intermediate_size" if "moe_intermediate_size" in config else None
+    llama4 = bool(experts) and config.get("model_type") == LLAMA4_MODEL_TYPE
     shared_count = _opt_int(config, "n_shared_experts", 0, path=path) if experts else 0
-    dense_first = _dense_first_layers(config, num_layers, path=path) if experts else 0
+    if llama4:
+        shared_count = 1
+        dense_first = _interleaved_dense_layers(config, num_layers, path=path)
+    else:
+        dense_first = _dense_first_layers(config, num_layers, path=path) if experts else 0
     needs_dense = not experts or dense_first > 0 or shared_count > 0
-    dense_width = _int(config, "intermediate_size", path=path) if needs_dense else 0
+    dense_key = "intermediate_size_mlp" if llama4 and dense_first else "intermediate_size"
+    dense_width = _int(config, dense_key, path=path) if needs_dense else 0
     if config.get("model_type") == QWEN1_MODEL_TYPE:
         # First-generation Qwen counts both halves of its gated MLP: QWenMLP's w1 and w2
         # are each intermediate_size // 2 wide (modeling_qwen.py: ff_dim_in =
@@ -472,6 +560,8 @@ def parse_model_config(
         card_params_b=float(card) if isinstance(card, int | float) else None,
         sliding_window=_opt_int(config, "sliding_window", 0, path=path),
         sliding_layers=_sliding_layers(config, num_layers, path=path),
+        attention_chunk=_opt_int(config, "attention_chunk_size", 0, path=path),
+        chunked_layers=_chunked_layers(config, num_layers, path=path),
         linear_layers=_linear_layers(config, num_layers, path=path),
         linear_attention=_linear_attention(config, path=path),
         full_attention=_full_attention(config, attention, path=path),

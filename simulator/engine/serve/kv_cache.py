@@ -47,9 +47,10 @@ def max_context(
 ) -> int:
     """The most tokens per sequence whose cache fits in `free_bytes` (0 if none), and never
     past the context the model was configured for (`model.trained_context`). A sliding layer
-    keeps at most `sliding_window` positions, so past the window only the full-attention
-    layers' share of `bytes_per_token` grows with the context; a linear-attention layer keeps
-    a fixed state per sequence (`recurrent_state_bytes`) and no positions."""
+    keeps at most `sliding_window` positions and a chunked one at most `attention_chunk`, so
+    past its bound only the other layers' share of `bytes_per_token` grows with the context;
+    a linear-attention layer keeps a fixed state per sequence (`recurrent_state_bytes`) and
+    no positions."""
     if model is not None:
         free_bytes -= sequences * model.recurrent_state_bytes
     if free_bytes <= 0:
@@ -57,15 +58,37 @@ def max_context(
     per_sequence = free_bytes / (bytes_per_token * sequences)  # in mean positions per layer
     tokens = float(per_sequence)
     if model is not None and (
-        model.sliding_layers or model.linear_layers or model.full_attention is not None
+        model.sliding_layers
+        or model.chunked_layers
+        or model.linear_layers
+        or model.full_attention is not None
     ):
-        # layers whose cache grows, a full layer weighted by its cache width
-        full = model.full_layers * model.full_cache_ratio
-        growing = full + model.sliding_layers
-        tokens = math.inf if growing == 0 else per_sequence * model.num_layers / growing
-        if model.sliding_layers and tokens > model.sliding_window:
-            slid = model.sliding_layers * model.sliding_window
-            tokens = math.inf if full == 0 else (per_sequence * model.num_layers - slid) / full
+        tokens = _tokens_within(per_sequence * model.num_layers, model)
     if model is not None and model.trained_context is not None:
         tokens = min(tokens, float(model.trained_context))
     return math.floor(tokens) if math.isfinite(tokens) else 0
+
+
+def _tokens_within(layer_positions: float, model: ModelShape) -> float:
+    """The context T at which Σ over layers of the positions each keeps, a full layer T (×
+    its cache width ratio) and a bounded layer min(T, bound), reaches `layer_positions`; inf
+    if only bounded layers fill up and they fit."""
+    bounded = sorted(
+        (bound, count)
+        for bound, count in (
+            (model.sliding_window, model.sliding_layers),
+            (model.attention_chunk, model.chunked_layers),
+        )
+        if count
+    )
+    growing = model.full_layers * model.full_cache_ratio + sum(c for _, c in bounded)
+    filled = 0.0  # the bounded layers that stopped growing: their positions
+    for bound, count in bounded:
+        if growing == 0:
+            return math.inf
+        tokens = (layer_positions - filled) / growing
+        if tokens <= bound:
+            return tokens
+        filled += count * bound
+        growing -= count
+    return math.inf if growing == 0 else (layer_positions - filled) / growing

@@ -173,7 +173,6 @@ PLAIN = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
         ("hybrid_override_pattern", "MEM*"),
         ("index_topk", 2048),
         ("compress_ratios", [0, 4, 128, 4]),
-        ("attention_chunk_size", 8192),
         ("hidden_size_per_layer_input", 256),
     ],
 )

@@ -48,7 +48,6 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
         ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
         ("DeepSeek-V3.2", "deepseek_v32"),
         ("GLM-5.1", "glm_moe_dsa"),
-        ("Llama 4 Scout 17B-16E Instruct", "attention_chunk_size"),
         ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
         ("IBM Granite 4.0-H Small (hybrid Mamba MoE)", "mamba_d_state"),
     ],
@@ -65,6 +64,9 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
     ("name", "slug"),
     [
         ("TinyLlama 1.1B", "tinyllama-1.1b"),
+        ("Llama 4 Scout 17B-16E Instruct", "llama-4-scout"),
+        ("Llama-4-Scout-17B-16E-Instruct", "llama-4-scout"),
+        ("Llama 4 Maverick (nvidia/Llama-4-Maverick-17B-128E-Instruct-FP8)", "llama-4-maverick"),
         ("TinyLlama 1.1B (llama 1B)", "tinyllama-1.1b"),
         ("gemma-3-27b-it-qat", "gemma-3-27b"),
         ("Gemma 3 27B it", "gemma-3-27b"),
