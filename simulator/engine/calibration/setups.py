@@ -105,6 +105,14 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen 2.5 32b": "qwen2.5-32b",
     "qwen 2.5 72b": "qwen2.5-72b",
     "deepseek r1 distill qwen 32b": "qwen2.5-32b",  # a Qwen2.5-32B fine-tune, same shape
+    # DeepSeek-R1's card: "DeepSeek-R1-Distill-Llama-8B is derived from Llama3.1-8B-Base ...
+    # DeepSeek-R1-Distill-Llama-70B is derived from Llama3.3-70B-Instruct"; Distill-Qwen-14B is
+    # Qwen2.5-14B fine-tuned (its license section, as Ollama's hengwen/DeepSeek-R1-Distill-Qwen-14B
+    # page quotes it, read 2026-12-06). A fine-tune keeps its base's shapes. Distill-Qwen-1.5B
+    # and -7B start from Qwen2.5-Math, whose configs are not shipped.
+    "deepseek r1 distill llama 8b": "llama-3.1-8b",
+    "deepseek r1 distill llama 70b": "llama-3.1-70b",
+    "deepseek r1 distill qwen 14b": "qwen2.5-14b",
     "qwen3 0.6b": "qwen3-0.6b",
     "qwen3 8b": "qwen3-8b",
     "qwen 3 8b": "qwen3-8b",
@@ -151,6 +159,37 @@ MODEL_ALIASES: dict[str, str] = {
     # Qwen3.5/3.6-35B-A3B checkpoint or its fine-tunes
     "qwen35moe 35b.a3b": "qwen3.5-35b-a3b",
     "glm-4.5-air": "glm-4.5-air",
+    "qwen3.5 9b": "qwen3.5-9b",
+    "qwen 3.5 9b": "qwen3.5-9b",
+    "qwen3.5 4b": "qwen3.5-4b",
+    "qwen 3.5 4b": "qwen3.5-4b",
+    "qwen3.5 2b": "qwen3.5-2b",
+    "qwen3.5 0.8b": "qwen3.5-0.8b",
+    "phi 4": "phi-4",
+    "phi4": "phi-4",
+    "gemma 2 9b": "gemma-2-9b",
+    "gemma2 9b": "gemma-2-9b",
+    "gemma 2 27b": "gemma-2-27b",
+    "gemma2 27b": "gemma-2-27b",
+    "gemma 3 4b": "gemma-3-4b",  # the QAT checkpoints keep the model's shape
+    "gemma3 4b": "gemma-3-4b",
+    "gemma 3 12b": "gemma-3-12b",
+    "gemma3 12b": "gemma-3-12b",
+    "qwen2.5 0.5b": "qwen2.5-0.5b",
+    "qwen 2.5 0.5b": "qwen2.5-0.5b",
+    "qwen2.5 1.5b": "qwen2.5-1.5b",
+    "qwen 2.5 1.5b": "qwen2.5-1.5b",
+    "qwen3 coder 480b a35b": "qwen3-coder-480b-a35b",
+    "llama 30b": "llama-30b",  # LLaMA-1 "30B", 32.5 B parameters
+    "llama 33b": "llama-30b",
+    "qwen 14b": "qwen-14b",  # first-generation Qwen-14B (Qwen2.5's is "qwen2.5 14b")
+    # Qwen2.5-Coder-32B and -14B keep Qwen2.5-32B's and -14B's every shape key (hidden,
+    # intermediate, layers, heads, KV heads, vocabulary, tying); only max_position_embeddings
+    # differs (32,768 against 131,072): a Hugging Face copy "from Qwen/Qwen2.5-Coder-32B-Instruct"
+    # and Unsloth's re-upload of Qwen/Qwen2.5-Coder-14B, compared 2026-12-06
+    "qwen2.5 coder 32b": "qwen2.5-32b",
+    "qwen 2.5 coder 32b": "qwen2.5-32b",
+    "qwen2.5 coder 14b": "qwen2.5-14b",
     "llama 4 scout": "llama-4-scout",
     "llama4 scout": "llama-4-scout",
     "llama 4 maverick": "llama-4-maverick",

@@ -338,6 +338,7 @@ ATTENTION_LAYER_TYPES = frozenset(
 # wide; each MoE layer also runs a shared expert `intermediate_size` wide (Llama4TextMoe's
 # shared_expert).
 LLAMA4_MODEL_TYPE = "llama4_text"
+GEMMA2_MODEL_TYPE = "gemma2"
 LLAMA4_NO_ROPE_INTERVAL = 4
 # Keys that, when set, make layers the engine has no cost rule for; refused rather than read
 # as a plain transformer (read 2026-11-26 from the configs vendored at
@@ -361,7 +362,7 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
     """How many layers use the sliding window: those `layer_types` marks "sliding_attention"
     (gpt-oss, Gemma 3, Qwen3 next); every layer but each `sliding_window_pattern`-th (Gemma
     3's older configs); none when `use_sliding_window` is false (Qwen2/2.5 carry an unused
-    window); else all (Mistral 7B v0.1)."""
+    window); every other layer from the first in Gemma 2; else all (Mistral 7B v0.1)."""
     if not config.get("sliding_window"):
         return 0
     types = config.get("layer_types")
@@ -374,6 +375,8 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
         return sum(1 for kind in types if kind == SLIDING_LAYER_TYPE)
     if config.get("use_sliding_window") is False:
         return 0
+    if config.get("model_type") == GEMMA2_MODEL_TYPE:
+        return (num_layers + 1) // 2  # layers 0, 2, 4, … (Gemma2Config's layer_types default)
     if config.get("sliding_window_pattern") is not None:
         pattern = _int(config, "sliding_window_pattern", path=path)
         return num_layers - num_layers // pattern
