@@ -27,7 +27,10 @@
 # streaming benchmark, measured per device (sustained.py), not of the datasheet peak.
 # .1: measured streaming bandwidth of the H100 SXM, A100 80GB SXM, H200 SXM, A40, MI300X,
 # V100 SXM2 16GB and B200.
+# 1.14: Llama 4's chunked attention and interleaved MoE layers; Gemma 2's alternating sliding
+# layers; shipped configs for Qwen3.5 9B/4B/2B/0.8B, Phi-4, Gemma 2 9B/27B, Gemma 3 4B/12B,
+# Qwen2.5 0.5B/1.5B, Qwen3-Coder-480B, LLaMA 30B and Qwen-14B.
 
-ENGINE_VERSION = "1.13.1"
+ENGINE_VERSION = "1.14.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

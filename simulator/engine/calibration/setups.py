@@ -190,6 +190,15 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen2.5 coder 32b": "qwen2.5-32b",
     "qwen 2.5 coder 32b": "qwen2.5-32b",
     "qwen2.5 coder 14b": "qwen2.5-14b",
+    "gemma 2 2b": "gemma-2-2b",
+    "gemma2 2b": "gemma-2-2b",
+    # Mistral NeMo 12B: the Base-2407 config; Instruct-2407 keeps every shape key and only
+    # raises max_position_embeddings (128,000 → 1,024,000)
+    "mistral nemo": "mistral-nemo-12b",
+    # QwQ-32B keeps Qwen2.5-32B's every shape key (Unsloth's mirror of its config.json against
+    # Qwen2.5-32B's; its card: 32.5B parameters, 64 layers, 40 Q and 8 KV heads), compared
+    # 2026-12-06
+    "qwq 32b": "qwen2.5-32b",
     "llama 4 scout": "llama-4-scout",
     "llama4 scout": "llama-4-scout",
     "llama 4 maverick": "llama-4-maverick",
@@ -261,6 +270,11 @@ SIZED_ALIASES: dict[str, tuple[str, ...]] = {
     "llama 1b": ("llama-3.2-1b", "tinyllama-1.1b"),  # llama-bench's label for either
     # an expert-pruned "MiniMax-M2.5-REAP-139B" keeps the name, not the shape: the count tells
     "minimax m2.5": ("minimax-m2.5",),
+    # MiniMax-M2 (the first) has every architecture key of M2.5's config.json (hidden 3072, 62
+    # layers, 256 experts top-8, 48/8 heads, vocabulary 200,064; a byte-for-byte copy quoted
+    # in a test, find_string id 60488407499, against aiconfigurator's M2.5, compared
+    # 2026-12-06); its REAP prunes keep the name too
+    "minimax m2": ("minimax-m2.5",),
 }
 # Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
 PARAMS_MATCH_RTOL = 0.01
