@@ -358,6 +358,21 @@ UNSUPPORTED_KEYS: dict[str, str] = {
 }
 
 
+def _typed_layers(
+    config: Mapping[str, object], num_layers: int, kind: str, *, path: str
+) -> int | None:
+    """How many layers `layer_types` marks `kind`; None when the config has no such list."""
+    types = config.get("layer_types")
+    if types is None:
+        return None
+    if not isinstance(types, list) or len(types) != num_layers:
+        raise EngineInputError(
+            field=f"{path}.layer_types",
+            message=f"must be a list of {num_layers} layer types (one per layer)",
+        )
+    return sum(1 for each in types if each == kind)
+
+
 def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
     """How many layers use the sliding window: those `layer_types` marks "sliding_attention"
     (gpt-oss, Gemma 3, Qwen3 next); every layer but each `sliding_window_pattern`-th (Gemma
@@ -365,14 +380,9 @@ def _sliding_layers(config: Mapping[str, object], num_layers: int, *, path: str)
     window); every other layer from the first in Gemma 2; else all (Mistral 7B v0.1)."""
     if not config.get("sliding_window"):
         return 0
-    types = config.get("layer_types")
-    if types is not None:
-        if not isinstance(types, list) or len(types) != num_layers:
-            raise EngineInputError(
-                field=f"{path}.layer_types",
-                message=f"must be a list of {num_layers} layer types (one per layer)",
-            )
-        return sum(1 for kind in types if kind == SLIDING_LAYER_TYPE)
+    typed = _typed_layers(config, num_layers, SLIDING_LAYER_TYPE, path=path)
+    if typed is not None:
+        return typed
     if config.get("use_sliding_window") is False:
         return 0
     if config.get("model_type") == GEMMA2_MODEL_TYPE:
@@ -389,14 +399,9 @@ def _chunked_layers(config: Mapping[str, object], num_layers: int, *, path: str)
     every 4th when it is not listed)."""
     if not config.get("attention_chunk_size"):
         return 0
-    types = config.get("layer_types")
-    if types is not None:
-        if not isinstance(types, list) or len(types) != num_layers:
-            raise EngineInputError(
-                field=f"{path}.layer_types",
-                message=f"must be a list of {num_layers} layer types (one per layer)",
-            )
-        return sum(1 for kind in types if kind == CHUNKED_LAYER_TYPE)
+    typed = _typed_layers(config, num_layers, CHUNKED_LAYER_TYPE, path=path)
+    if typed is not None:
+        return typed
     rope = config.get("no_rope_layers")
     if rope:
         if not isinstance(rope, list) or len(rope) != num_layers:
