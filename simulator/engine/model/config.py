@@ -173,13 +173,20 @@ class ModelShape:
         bytes (× `full_score_ratio` in a full-attention layer)."""
         return self._mean_positions(context, self.full_score_ratio)
 
-    def _mean_positions(self, context: float, full_weight: float) -> float:
-        sliding = min(float(context), float(self.sliding_window)) if self.sliding_layers else 0.0
-        chunked = min(float(context), float(self.attention_chunk)) if self.chunked_layers else 0.0
-        full = self.full_layers * full_weight * float(context)
-        return (full + self.sliding_layers * sliding + self.chunked_layers * chunked) / (
-            self.num_layers
+    @property
+    def bounded_layers(self) -> tuple[tuple[int, int], ...]:
+        """(positions kept at most, layers) of the layers whose cache stops growing: sliding
+        layers at `sliding_window`, chunked ones at `attention_chunk`."""
+        groups = (
+            (self.sliding_window, self.sliding_layers),
+            (self.attention_chunk, self.chunked_layers),
         )
+        return tuple((bound, count) for bound, count in groups if count)
+
+    def _mean_positions(self, context: float, full_weight: float) -> float:
+        full = self.full_layers * full_weight * float(context)
+        bounded = sum(count * min(float(context), float(b)) for b, count in self.bounded_layers)
+        return (full + bounded) / self.num_layers
 
     def attended_pairs(self, depth: int, tokens: int) -> float:
         """Mean over layers of the query–key pairs of `tokens` causal queries appended after

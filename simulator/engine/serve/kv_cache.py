@@ -58,10 +58,7 @@ def max_context(
     per_sequence = free_bytes / (bytes_per_token * sequences)  # in mean positions per layer
     tokens = float(per_sequence)
     if model is not None and (
-        model.sliding_layers
-        or model.chunked_layers
-        or model.linear_layers
-        or model.full_attention is not None
+        model.bounded_layers or model.linear_layers or model.full_attention is not None
     ):
         tokens = _tokens_within(per_sequence * model.num_layers, model)
     if model is not None and model.trained_context is not None:
@@ -73,14 +70,7 @@ def _tokens_within(layer_positions: float, model: ModelShape) -> float:
     """The context T at which Σ over layers of the positions each keeps, a full layer T (×
     its cache width ratio) and a bounded layer min(T, bound), reaches `layer_positions`; inf
     if only bounded layers fill up and they fit."""
-    bounded = sorted(
-        (bound, count)
-        for bound, count in (
-            (model.sliding_window, model.sliding_layers),
-            (model.attention_chunk, model.chunked_layers),
-        )
-        if count
-    )
+    bounded = sorted(model.bounded_layers)
     growing = model.full_layers * model.full_cache_ratio + sum(c for _, c in bounded)
     filled = 0.0  # the bounded layers that stopped growing: their positions
     for bound, count in bounded:
