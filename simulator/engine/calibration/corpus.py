@@ -30,6 +30,7 @@ MEASURED_PATH = "data/measurements/measured.json"
 # Where benchmarks/calibrate_gpu.py's outputs are kept, each named for its machine and date.
 MEASURED_RESULTS_DIR = "benchmarks/results/"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+YEAR_MONTH = re.compile(r"\b(20\d\d)-(?:0[1-9]|1[0-2])\b")
 TEXT_FIELDS = ("id", "category", "engine", "model", "quant", "metric", "unit")
 
 
@@ -61,6 +62,10 @@ class MeasurementRow:
     # llama-bench's JSON `model_size` in bytes, "17709692928 B") where `quant` does not say it:
     # an unpublished mix's bytes (calibration/setups._weights).
     file_size: str = ""
+    # The earliest year the source's pointer dates the figure to (`source.where`, "comment by
+    # TheBloke on 2023-06-12"), None when it names no year-month: which build of a fast-moving
+    # runtime was measured.
+    measured_year: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,8 +132,16 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
         params_total_b=_params_b(row),
         caveats=str(row.get("caveats") or ""),
         file_size=str(row.get("file_size") or ""),
+        measured_year=_measured_year(row),
         **text,
     )
+
+
+def _measured_year(row: Mapping[str, Any]) -> int | None:
+    source = row.get("source")
+    where = source.get("where") if isinstance(source, Mapping) else None
+    years = YEAR_MONTH.findall(where) if isinstance(where, str) else []
+    return min(int(year) for year in years) if years else None
 
 
 def _params_b(row: Mapping[str, Any]) -> float | None:

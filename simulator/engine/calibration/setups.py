@@ -542,12 +542,35 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "ZeRO-Infinity) are not modeled: data-parallel training keeps them on the GPUs",
         ),
         (
+            _old_cuda_build(row),
+            f"a llama.cpp CUDA build of {row.measured_year}: its kernels (dequantize then "
+            "cuBLAS for prompts, per-row matrix-vector products for decode) predate the int8 "
+            "tensor-core MMQ kernels, FlashAttention and CUDA graphs of 2024, which the "
+            "engine's llama.cpp constants describe",
+        ),
+        (
             row.engine.lower().startswith("llama.cpp,") and "ktransformers" in row.source_url,
             "the comparison's llama.cpp run (Feb 2025) predates tensor overrides (-ot), and "
             "which layers it kept on the GPU is not stated",
         ),
     )
     return next((reason for applies, reason in rules if applies), None)
+
+
+# llama.cpp's CUDA backend gained FlashAttention (ggml-org/llama.cpp PR #5021, April 2024),
+# CUDA graphs (PR #6766, May 2024) and int8 tensor-core MMQ for every quant (PR #7716, June
+# 2024); a build dated before 2024 runs none of the kernels its fitted constants describe.
+FIRST_CURRENT_CUDA_YEAR = 2024
+
+
+def _old_cuda_build(row: MeasurementRow) -> bool:
+    engine = row.engine.lower()
+    return (
+        row.measured_year is not None
+        and row.measured_year < FIRST_CURRENT_CUDA_YEAR
+        and "cuda" in engine
+        and re.search(r"(?<![\w-])llama\.cpp(?![\w-])", engine) is not None
+    )
 
 
 # FP8 as training stacks name it: torchao's float8, Transformer Engine's FP8 and MXFP8

@@ -149,3 +149,34 @@ def test_two_gpu_models_named_in_one_field_are_mixed_gpus_not_modeled() -> None:
     prediction = predict_row(_row(hardware=hardware))
     assert not prediction.modeled
     assert "mixed GPU models" in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("engine", "where", "modeled"),
+    [
+        ("llama.cpp CUDA (PR #1827)", "comment by TheBloke on 2023-06-12", False),
+        (
+            "llama.cpp batched-bench (CUDA, PR #3545 era)",
+            "PR description by ggerganov (2023-10)",
+            False,
+        ),
+        ("llama.cpp CUDA", "comment by JohannesGaessler on 2024-07-02", True),
+        # the rule is CUDA's: Metal's 2023 builds already ran the kernels its constants describe
+        ("llama.cpp Metal", "comment by ggerganov on 2023-11-20", True),
+        ("llama.cpp CUDA", "Table 3 (no date given)", True),
+    ],
+)
+def test_a_llama_cpp_cuda_build_dated_before_2024_is_not_modeled(
+    engine: str, where: str, modeled: bool
+) -> None:
+    source = {"url": "https://github.com/ggml-org/llama.cpp/pull/1827", "where": where}
+    prediction = predict_row(_row(engine=engine, source=source))
+    assert ("llama.cpp CUDA build of 2023" in (prediction.reason or "")) is not modeled
+    if not modeled:
+        assert not prediction.modeled
+
+
+def test_the_measured_year_is_the_earliest_year_month_the_pointer_names() -> None:
+    where = "comment by a on 2023-06-12, edited 2024-01-03"
+    assert _row(source={"url": "https://example.org/x", "where": where}).measured_year == 2023
+    assert _row(source={"url": "https://example.org/x", "where": "v2.3-10"}).measured_year is None
