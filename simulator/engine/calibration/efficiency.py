@@ -37,6 +37,7 @@ TORCHTUNE = "torchtune"
 # of its parent family (PARENT_RUNTIME) until rows of its own pin them.
 LLAMA_CPP_VULKAN = "llama.cpp-vulkan"
 LLAMA_CPP_ROCM = "llama.cpp-rocm"  # HIP backend on AMD GPUs
+LLAMA_CPP_SYCL = "llama.cpp-sycl"  # SYCL (oneAPI) backend on Intel GPUs, IPEX-LLM's builds too
 MLX = "mlx"  # Apple's MLX / mlx-lm
 VLLM = "vllm"
 SGLANG = "sglang"
@@ -45,13 +46,14 @@ UNSLOTH = "unsloth"  # fused Triton kernels over PyTorch
 MEGATRON = "megatron"  # Megatron-Core: Megatron-LM, Megatron-Bridge, NeMo, ms-swift's megatron
 HF_TRANSFORMERS = "hf-transformers"  # transformers + PEFT / TRL, axolotl, LLaMA-Factory
 INFERENCE_RUNTIMES = (LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, METAL_MARLIN, KTRANSFORMERS,
-                      LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, MLX, VLLM, SGLANG,
+                      LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, LLAMA_CPP_SYCL, MLX, VLLM, SGLANG,
                       TENSORRT_LLM)  # fmt: skip
 TRAINING_RUNTIMES = (TORCHTUNE, UNSLOTH, HF_TRANSFORMERS, MEGATRON)
 RUNTIMES = (*INFERENCE_RUNTIMES, *TRAINING_RUNTIMES)
 PARENT_RUNTIME = {
     LLAMA_CPP_VULKAN: LLAMA_CPP,
     LLAMA_CPP_ROCM: LLAMA_CPP,
+    LLAMA_CPP_SYCL: LLAMA_CPP,
     IK_LLAMA_CPP: LLAMA_CPP,
     MLX: LLAMA_CPP_METAL,
     SGLANG: VLLM,
@@ -77,6 +79,7 @@ TENSOR_PATH = {
     IK_LLAMA_CPP: FP16_ACC16,
     LLAMA_CPP_VULKAN: FP16_ACC16,
     LLAMA_CPP_ROCM: FP16_ACC16,
+    LLAMA_CPP_SYCL: FP16_ACC16,  # GGML_SYCL_F16: FP16 oneDNN/oneMKL GEMMs
 }
 
 
