@@ -1,6 +1,7 @@
 """A machine serves with its maker's llama.cpp backend unless the request names a runtime:
-AMD GPUs run the ROCm constants, NVIDIA's the CUDA ones, and unified systems Metal (Apple),
-CUDA (DGX Spark) or Vulkan (Strix Halo). Training refuses GPUs it has no constants for."""
+AMD GPUs run the ROCm constants, Intel's the SYCL ones, NVIDIA's the CUDA ones, and unified
+systems Metal (Apple), CUDA (DGX Spark) or Vulkan (Strix Halo). Training refuses GPUs it has
+no constants for."""
 
 from typing import Any
 
@@ -11,6 +12,7 @@ from simulator.engine.calibration.efficiency import (
     LLAMA_CPP,
     LLAMA_CPP_METAL,
     LLAMA_CPP_ROCM,
+    LLAMA_CPP_SYCL,
     LLAMA_CPP_VULKAN,
     load_efficiency,
 )
@@ -26,6 +28,7 @@ STRIX = {"name": "Strix Halo", "mem_gb": 128}
     ("hardware", "runtime"),
     [({"gpu": "Radeon RX 7900 XTX"}, LLAMA_CPP_ROCM),
      ({"gpu": "RTX 4090"}, LLAMA_CPP),
+     ({"gpu": "Arc Pro B70"}, LLAMA_CPP_SYCL),
      ({"unified": {"name": "DGX Spark", "mem_gb": 128}}, LLAMA_CPP),
      ({"unified": STRIX}, LLAMA_CPP_VULKAN),
      ({"unified": "Mac Studio M3 Ultra 512GB"}, LLAMA_CPP_METAL)],

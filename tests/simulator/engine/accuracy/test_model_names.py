@@ -180,3 +180,14 @@ def test_the_measured_year_is_the_earliest_year_month_the_pointer_names() -> Non
     where = "comment by a on 2023-06-12, edited 2024-01-03"
     assert _row(source={"url": "https://example.org/x", "where": where}).measured_year == 2023
     assert _row(source={"url": "https://example.org/x", "where": "v2.3-10"}).measured_year is None
+
+
+@pytest.mark.parametrize(
+    ("gpu", "stated"),
+    [("Intel Arc Pro B70 (BMG G31; memory size not stated in repo)", True),
+     ("not stated in the table", False),
+     ("24 GB VRAM GPU (model not stated)", False)],
+)  # fmt: skip
+def test_a_gpu_is_unstated_only_when_the_card_itself_is(gpu: str, stated: bool) -> None:
+    reason = predict_row(_row(hardware={"gpu": gpu, "gpu_count": 1})).reason or ""
+    assert ("GPU is not stated" in reason) is not stated

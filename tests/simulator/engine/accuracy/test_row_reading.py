@@ -282,7 +282,9 @@ def test_an_offline_run_without_published_batching_is_not_modeled(
      ("Megatron-Bridge (NeMo 26.06 container)", "megatron"),
      ("NVIDIA NeMo 24.07 container", "megatron"), ("torchtitan + FSDP2", "torchtune"),
      ("HF accelerate FSDP", "hf-transformers"), ("vllm-mlx v0.3.0", "mlx"),
-     ("mlx-lm 0.26 (mlx_lm.generate)", "mlx"), ("Rapid-MLX server", "mlx")],
+     ("mlx-lm 0.26 (mlx_lm.generate)", "mlx"), ("Rapid-MLX server", "mlx"),
+     ("llama.cpp SYCL (oneAPI 2025.3.3, GGML_SYCL_F16=ON)", "llama.cpp-sycl"),
+     ("IPEX-LLM portable llama.cpp (SYCL), Windows 11", "llama.cpp-sycl")],
 )  # fmt: skip
 def test_engine_strings_name_their_runtime_family(engine: str, runtime: str) -> None:
     assert runtime_of(_row(engine=engine)) == runtime
