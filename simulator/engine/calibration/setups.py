@@ -95,6 +95,11 @@ MODEL_ALIASES: dict[str, str] = {
     "mixtral 8x7b": "mixtral-8x7b",  # Instruct v0.1 keeps the base model's config.json shape
     "llama3 70b": "llama-3.1-70b",
     "llama3 8b": "llama-3.1-8b",
+    # llama-bench's label: llama.cpp names a 32-layer llama-architecture model "8B" when its
+    # vocabulary has 40,000 tokens or more and is not Granite's 49,152 (src/models/llama.cpp,
+    # load_arch_hparams, find_string id 57375502240), i.e. Llama 3.x 8B's 128,256 and its
+    # fine-tunes; Llama 2 7B and Mistral 7B (32,000 and 32,768 tokens) print "llama 7B"
+    "llama 8b": "llama-3.1-8b",
     "mixtral 8x22b": "mixtral-8x22b",
     "phi 3 mini": "phi-3-mini-4k",
     "qwen2.5 7b": "qwen2.5-7b",

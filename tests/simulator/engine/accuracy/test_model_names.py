@@ -22,6 +22,7 @@ def _row(**changes: Any) -> Any:
         ("NousResearch/Llama-2-70b-hf", "llama-2-70b"),
         ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
         ("Llama3 70B", "llama-3.1-70b"),
+        ("llama 8B Q4_K_M", "llama-3.1-8b"),  # llama-bench's label for Llama 3.x 8B
     ],
 )
 def test_a_hugging_face_repository_name_resolves_to_its_shipped_model(name: str, slug: str) -> None:
