@@ -950,8 +950,24 @@ def _mix_base(quant: str) -> str | None:
     for pattern, text in searches:
         found = pattern.search(text)
         if found:
-            return found.group(1)
+            return _printed_type(quant, found.group(1))
     return None
+
+
+# The type llama-bench prints for the file ("UD-Q8_K_XL (Q8_0, 12.07 GiB)"): llama.cpp's
+# name for the file's ftype, its most common tensor type.
+PRINTED_TYPE = re.compile(r"\(([A-Z0-9_]+)\b")
+
+
+def _printed_type(quant: str, base: str) -> str:
+    """`base`, or where it names no weight type (Unsloth's "UD-Q8_K_XL": Q8_K is only ggml's
+    intermediate for dot products) the type the row prints beside the name."""
+    if base.upper() in PUBLISHED_TYPES:
+        return base
+    printed = PRINTED_TYPE.search(quant)
+    if printed is not None and printed.group(1).upper() in PUBLISHED_TYPES:
+        return printed.group(1)
+    return base
 
 
 PUBLISHED_TYPES = frozenset(name.upper() for name in WEIGHT_TYPES)

@@ -37,6 +37,8 @@ def test_every_part_is_scaled_by_the_file_over_the_base_types_bytes():
      ("mix-IQ3_K (ubergarm)", "IQ3_K"), ("Q2_K_R4 (ubergarm custom, 238.69 GiB)", "Q2_K"),
      ("Q3_K_M (48.19 GiB)", "Q3_K"), ("UD-Q8_K_XL (llama-bench: Q8_0, 33.31 GiB)", "Q8_0"),
      ("custom mix reported by llama-bench as Q8_0 (307.20 GiB)", "Q8_0"),
+     # Q8_K is no file type: the type llama-bench prints beside the name is
+     ("UD-Q8_K_XL (Q8_0, 12.07 GiB)", "Q8_0"), ("UD-Q8_K_XL (12.07 GiB)", "Q8_K"),
      ("Q4_K_M", None), ("Q4_0", None), ("IQ4_K_R4", None)],
 )  # fmt: skip
 def test_a_mix_is_read_by_its_base_type_a_published_type_as_itself(quant: str, base: Any) -> None:
