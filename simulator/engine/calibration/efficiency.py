@@ -96,6 +96,18 @@ def tensor_path(runtime: str | None, weights: str = "") -> str:
     return TENSOR_PATH.get(runtime, BF16_ACC32)
 
 
+# Runtimes whose constants do not describe a maker's GPUs, with what the corpus shows: the
+# Vulkan constants are fitted on Radeon cards, and the Arc Pro B70's Vulkan (Mesa) runs of
+# kyuz0/intel-b70-ai-toolboxes read 1.6-4x slower than they predict, where SYCL on the same
+# card and build fits (docs/model.md, "Runtime families without rows of their own").
+UNDESCRIBED_MAKERS = {LLAMA_CPP_VULKAN: frozenset({"Intel"})}
+
+
+def runtime_describes(runtime: str, maker: str) -> bool:
+    """Whether `runtime`'s constants describe GPUs of `maker`."""
+    return maker not in UNDESCRIBED_MAKERS.get(runtime, frozenset())
+
+
 # The runtime a prediction assumes when the request names none: what people run on each
 # kind of machine (rankings use these).
 DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}

@@ -14,6 +14,7 @@ from simulator.engine.calibration.efficiency import (
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
     Efficiency,
     load_efficiency,
+    runtime_describes,
     tensor_path,
 )
 from simulator.engine.errors import EngineInputError
@@ -99,6 +100,7 @@ def devices_for(
     for location in needs:
         constants = table.device_class(runtime, location)
         if location == GPU and hardware.gpu is not None:
+            _check_runtime_describes(hardware, runtime)
             path = tensor_path(runtime, weights)
             devices[GPU] = gpu_device(hardware, constants, path, tensor_parallel)
         elif location == CPU and hardware.cpu is not None:
@@ -109,6 +111,16 @@ def devices_for(
             message = f"placement {placement!r} needs a {location} in the hardware"
             raise EngineInputError(field=f"hardware.{location}", message=message)
     return devices
+
+
+def _check_runtime_describes(hardware: Hardware, runtime: str) -> None:
+    assert hardware.gpu is not None
+    if not runtime_describes(runtime, hardware.gpu.maker):
+        message = (
+            f"no constants for {runtime} on {hardware.gpu.maker} GPUs (published runs there "
+            f"read far slower than its constants predict); {default_runtime(hardware)} has them"
+        )
+        raise EngineInputError(field="workload.runtime", message=message)
 
 
 def _check_tensor_parallel(hardware: Hardware, placement: str, tensor_parallel: int) -> None:

@@ -192,3 +192,14 @@ def test_the_measured_year_is_the_earliest_year_month_the_pointer_names() -> Non
 def test_a_gpu_is_unstated_only_when_the_card_itself_is(gpu: str, stated: bool) -> None:
     reason = predict_row(_row(hardware={"gpu": gpu, "gpu_count": 1})).reason or ""
     assert ("GPU is not stated" in reason) is not stated
+
+
+def test_a_vulkan_row_on_an_intel_gpu_is_not_modeled_and_on_a_radeon_it_is() -> None:
+    engine = "llama.cpp Vulkan (Mesa)"
+    intel = predict_row(_row(engine=engine, hardware={"gpu": "Intel Arc Pro B70", "gpu_count": 1}))
+    assert not intel.modeled
+    assert "Vulkan backend on an Intel GPU" in intel.reason
+    radeon = predict_row(
+        _row(engine=engine, hardware={"gpu": "Radeon RX 7900 XTX", "gpu_count": 1})
+    )
+    assert radeon.modeled
