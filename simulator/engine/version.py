@@ -31,7 +31,9 @@
 # layers; shipped configs for Qwen3.5 9B/4B/2B/0.8B, Phi-4, Gemma 2 9B/27B, Gemma 3 4B/12B,
 # Qwen2.5 0.5B/1.5B, Qwen3-Coder-480B, LLaMA 30B and Qwen-14B.
 # .1: llama.cpp CUDA builds dated before 2024 are not modeled (their kernels predate MMQ,
-# FlashAttention and CUDA graphs).
+# FlashAttention and CUDA graphs); llama.cpp's SYCL backend a family of its own (Intel GPUs'
+# default; Vulkan's constants do not describe them); configs for DeepSeek-R1-Distill-Qwen 7B
+# and 1.5B, Devstral 2 123B and SmolLM3 3B.
 
 ENGINE_VERSION = "1.14.1"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

@@ -116,7 +116,14 @@ MODEL_ALIASES: dict[str, str] = {
     # DeepSeek-R1-Distill-Llama-70B is derived from Llama3.3-70B-Instruct"; Distill-Qwen-14B is
     # Qwen2.5-14B fine-tuned (its license section, as Ollama's hengwen/DeepSeek-R1-Distill-Qwen-14B
     # page quotes it, read 2026-12-06). A fine-tune keeps its base's shapes. Distill-Qwen-1.5B
-    # and -7B start from Qwen2.5-Math, whose configs are not shipped.
+    # and -7B start from Qwen2.5-Math; their own configs are shipped.
+    "deepseek r1 distill qwen 7b": "deepseek-r1-distill-qwen-7b",
+    "deepseek r1 distill qwen 1.5b": "deepseek-r1-distill-qwen-1.5b",
+    "deepseek r1 distill qwen 1 5b": "deepseek-r1-distill-qwen-1.5b",
+    "devstral 2 123b": "devstral-2-123b",
+    "devstral 2512": "devstral-2-123b",
+    "smollm3": "smollm3-3b",
+    "smollm3 3b": "smollm3-3b",
     "deepseek r1 distill llama 8b": "llama-3.1-8b",
     "deepseek r1 distill llama 70b": "llama-3.1-70b",
     "deepseek r1 distill qwen 14b": "qwen2.5-14b",

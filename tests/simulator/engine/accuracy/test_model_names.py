@@ -98,6 +98,10 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"),
         ("Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b"),
         ("Qwen3-Coder-Next 80B-A3B", "qwen3-next-80b-a3b"),
+        ("DeepSeek-R1-Distill-Qwen-7B", "deepseek-r1-distill-qwen-7b"),
+        ("DeepSeek-R1-Distill-Qwen-1.5B Q8_0", "deepseek-r1-distill-qwen-1.5b"),
+        ("Devstral 2 123B Instruct 2512", "devstral-2-123b"),
+        ("SmolLM3-3B", "smollm3-3b"),
     ],
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
@@ -112,8 +116,9 @@ def test_a_pruned_variant_named_after_a_shipped_model_is_not_read_as_it() -> Non
 
 
 def test_a_distilled_model_is_not_read_as_its_teacher() -> None:
+    # a community distill of DeepSeek V3.1 into Qwen3-30B-A3B: neither name's shape is its own
     with pytest.raises(NotModeled, match="distilled"):
-        model_slug(_row(model="DeepSeek-R1-Distill-Qwen-7B"))
+        model_slug(_row(model="Qwen3-30B-A3B-Thinking-2507-Deepseek-v3.1-Distill"))
     assert model_slug(_row(model="DeepSeek-R1-Distill-Qwen-32B")) == "qwen2.5-32b"
 
 
