@@ -75,12 +75,17 @@ def test_training_refuses_a_gpu_whose_maker_has_no_training_constants() -> None:
 
 
 def test_vulkan_on_an_intel_gpu_is_refused_naming_the_runtime_that_has_constants() -> None:
-    body = {"workload": {"kind": "infer", "model": "llama-3.1-8b", "quant": "Q4_0",
-                         "runtime": LLAMA_CPP_VULKAN},
+    workload = {
+        "kind": "infer",
+        "model": "llama-3.1-8b",
+        "quant": "Q4_0",
+        "runtime": LLAMA_CPP_VULKAN,
+    }
+    body: dict[str, Any] = {"workload": workload,
             "hardware": {"gpu": "Arc Pro B70", "gpu_count": 1}}  # fmt: skip
     with pytest.raises(EngineInputError) as error:
         simulate_inference(parse_request(body))
     assert error.value.field == "workload.runtime"
     assert LLAMA_CPP_SYCL in error.value.message
-    body["workload"]["runtime"] = LLAMA_CPP_SYCL
+    workload["runtime"] = LLAMA_CPP_SYCL
     assert simulate_inference(parse_request(body)).decode.tokens_per_s > 0
