@@ -123,6 +123,7 @@ MODEL_ALIASES: dict[str, str] = {
     "devstral 2 123b": "devstral-2-123b",
     "devstral 2512": "devstral-2-123b",
     "smollm3": "smollm3-3b",
+    "hunyuan a13b": "hunyuan-a13b",
     "smollm3 3b": "smollm3-3b",
     "deepseek r1 distill llama 8b": "llama-3.1-8b",
     "deepseek r1 distill llama 70b": "llama-3.1-70b",

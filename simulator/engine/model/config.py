@@ -500,6 +500,43 @@ def _text_model(config: Mapping[str, object], path: str) -> tuple[Mapping[str, o
     return {**config, **text}, f"{path}.text_config"
 
 
+# Hunyuan's MoE config.json (model_type "hunyuan", HunYuanMoEV1ForCausalLM) gives the routed
+# experts' width, the experts per token and the shared MLPs per layer as lists; each layer
+# also runs a shared MLP `intermediate_size` × num_shared_expert wide beside its experts
+# (use_mixed_mlp_moe; modeling_hunyuan.py's HunYuanMoE, as in tencent/Hunyuan-A13B's repo).
+HUNYUAN_MODEL_TYPE = "hunyuan"
+HUNYUAN_PER_LAYER = {
+    "moe_intermediate_size": "moe_intermediate_size",
+    "moe_topk": "num_experts_per_tok",
+    "num_shared_expert": "num_shared_expert",
+}
+
+
+def _per_layer_scalars(config: Mapping[str, object], *, path: str) -> Mapping[str, object]:
+    """A Hunyuan config with its per-layer lists read as the one value every layer has; a list
+    whose layers differ is refused (the engine's layers of one kind share one shape)."""
+    if config.get("model_type") != HUNYUAN_MODEL_TYPE:
+        return config
+    read = dict(config)
+    for key, name in HUNYUAN_PER_LAYER.items():
+        value = config.get(key)
+        if isinstance(value, list):
+            if not value or any(item != value[0] for item in value):
+                raise EngineInputError(
+                    field=f"{path}.{key}",
+                    message="layers of different widths or expert counts are not modeled",
+                )
+            value = value[0]
+        if value is not None:
+            read[name] = value
+    if read.get("use_mixed_mlp_moe") and read.get("num_shared_expert"):
+        shared = _int(read, "num_shared_expert", path=path)
+        read["shared_expert_intermediate_size"] = shared * _int(
+            read, "intermediate_size", path=path
+        )
+    return read
+
+
 def _refuse_unsupported_layers(config: Mapping[str, object], *, path: str) -> None:
     """`EngineInputError` naming the key when the config describes layers with no cost rule."""
     for key, layers in UNSUPPORTED_KEYS.items():
@@ -523,6 +560,7 @@ def parse_model_config(
 ) -> ModelShape:
     """Read the fields the cost rules need; raise `EngineInputError` naming any missing one."""
     config, path = _text_model(config, path)
+    config = _per_layer_scalars(config, path=path)
     _refuse_unsupported_layers(config, path=path)
     hidden = _int(config, "hidden_size", path=path)
     num_layers = _int(config, "num_hidden_layers", path=path)
