@@ -86,6 +86,19 @@ def test_a_named_cpu_has_the_bandwidth_of_every_channel_at_its_rated_speed() -> 
     assert (cpu.cores, cpu.ghz) == (epyc.cores, epyc.all_core_ghz)
 
 
+@pytest.mark.parametrize(
+    ("name", "per_socket_gbps"),
+    # AMD's "Per Socket Mem BW" as the dataset the records cite prints it: 8 DDR4-3200
+    # channels on SP3 (Rome, Milan), 12 DDR5-4800 on SP5 (Genoa, Bergamo)
+    [("AMD EPYC 7742", 204.8), ("EPYC 7713P", 204.8), ("AMD EPYC 9754", 460.8),
+     ("EPYC 9684X", 460.8)],
+)  # fmt: skip
+def test_a_server_cpu_has_the_per_socket_bandwidth_its_maker_states(
+    name: str, per_socket_gbps: float
+) -> None:
+    assert parse_cpu(name).mem_gbps == pytest.approx(per_socket_gbps)
+
+
 def test_a_named_system_has_its_memory_bandwidth_and_gpu_peak() -> None:
     unified = parse_unified("Mac Studio M4 Max 128GB")
 
