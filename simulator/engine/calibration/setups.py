@@ -32,7 +32,6 @@ from simulator.engine.calibration.efficiency import (
     TORCHTUNE,
     UNSLOTH,
     VLLM,
-    runtime_describes,
 )
 from simulator.engine.calibration.figures import StepFigure, is_step_figure, step_figure
 from simulator.engine.calibration.not_modeled import NotModeled
@@ -124,7 +123,6 @@ MODEL_ALIASES: dict[str, str] = {
     "devstral 2512": "devstral-2-123b",
     "smollm3": "smollm3-3b",
     "hunyuan a13b": "hunyuan-a13b",
-    "smollm3 3b": "smollm3-3b",
     "deepseek r1 distill llama 8b": "llama-3.1-8b",
     "deepseek r1 distill llama 70b": "llama-3.1-70b",
     "deepseek r1 distill qwen 14b": "qwen2.5-14b",
@@ -558,12 +556,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "ZeRO-Infinity) are not modeled: data-parallel training keeps them on the GPUs",
         ),
         (
-            _undescribed_maker(row),
-            "llama.cpp's Vulkan backend on an Intel GPU: its constants are fitted on Radeon "
-            "cards, and Intel's Vulkan runs read 1.6-4x slower than they predict (no Intel "
-            "Vulkan constants yet; SYCL on Intel has its own)",
-        ),
-        (
             _old_cuda_build(row),
             f"a llama.cpp CUDA build of {row.measured_year}: its kernels (dequantize then "
             "cuBLAS for prompts, per-row matrix-vector products for decode) predate the int8 "
@@ -577,16 +569,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         ),
     )
     return next((reason for applies, reason in rules if applies), None)
-
-
-def _undescribed_maker(row: MeasurementRow) -> bool:
-    gpu = str(row.hardware.get("gpu", "")).lower()
-    if not re.search(r"\bintel\b|\barc\b", gpu):
-        return False
-    try:
-        return not runtime_describes(runtime_of(row), "Intel")
-    except NotModeled:
-        return False
 
 
 def _gpu_not_stated(gpu: str) -> bool:

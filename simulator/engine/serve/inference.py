@@ -100,7 +100,7 @@ def devices_for(
     for location in needs:
         constants = table.device_class(runtime, location)
         if location == GPU and hardware.gpu is not None:
-            _check_runtime_describes(hardware, runtime)
+            _check_runtime_describes(hardware, hardware.gpu.maker, runtime)
             path = tensor_path(runtime, weights)
             devices[GPU] = gpu_device(hardware, constants, path, tensor_parallel)
         elif location == CPU and hardware.cpu is not None:
@@ -113,11 +113,10 @@ def devices_for(
     return devices
 
 
-def _check_runtime_describes(hardware: Hardware, runtime: str) -> None:
-    assert hardware.gpu is not None
-    if not runtime_describes(runtime, hardware.gpu.maker):
+def _check_runtime_describes(hardware: Hardware, maker: str, runtime: str) -> None:
+    if not runtime_describes(runtime, maker):
         message = (
-            f"no constants for {runtime} on {hardware.gpu.maker} GPUs (published runs there "
+            f"no constants for {runtime} on {maker} GPUs (published runs there "
             f"read far slower than its constants predict); {default_runtime(hardware)} has them"
         )
         raise EngineInputError(field="workload.runtime", message=message)

@@ -203,7 +203,7 @@ def test_a_vulkan_row_on_an_intel_gpu_is_not_modeled_and_on_a_radeon_it_is() -> 
     engine = "llama.cpp Vulkan (Mesa)"
     intel = predict_row(_row(engine=engine, hardware={"gpu": "Intel Arc Pro B70", "gpu_count": 1}))
     assert not intel.modeled
-    assert "Vulkan backend on an Intel GPU" in intel.reason
+    assert "no constants for llama.cpp-vulkan on Intel GPUs" in intel.reason
     radeon = predict_row(
         _row(engine=engine, hardware={"gpu": "Radeon RX 7900 XTX", "gpu_count": 1})
     )
