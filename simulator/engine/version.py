@@ -34,7 +34,10 @@
 # FlashAttention and CUDA graphs); llama.cpp's SYCL backend a family of its own (Intel GPUs'
 # default; Vulkan's constants do not describe them); configs for DeepSeek-R1-Distill-Qwen 7B
 # and 1.5B, Devstral 2 123B and SmolLM3 3B.
+# 1.15: DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the indexer's keys in the cache and
+# its scores over every cached token; vLLM, SGLang and TensorRT-LLM read the latent of the
+# top-k tokens only, llama.cpp every token; shipped configs for GLM-5 and DeepSeek-V3.2.
 
-ENGINE_VERSION = "1.14.1"
+ENGINE_VERSION = "1.15.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -114,6 +114,12 @@ DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
 # Runtimes whose layer split pipelines a prompt's micro-batches over the GPUs (llama.cpp and
 # its forks since ggml-org/llama.cpp PR #6017; serve/prefill.layer_split_pipeline_factor).
 PIPELINING_RUNTIMES = frozenset({LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM})
+# Runtimes whose attention kernels read only the tokens a DeepSeek sparse-attention indexer
+# picks (DeepSeek-V3.2, GLM-5): vLLM, SGLang and TensorRT-LLM run FlashMLA's sparse kernels.
+# llama.cpp computes the indexer's choice as a mask over a dense attention (ggml-org/llama.cpp
+# PR #23346, "implemented sparse attention by masking KQ mask elements"; ik_llama.cpp keeps
+# the dense graph unless --dsa is given, PR #2045), so its attention reads every cached token.
+SPARSE_ATTENTION_RUNTIMES = frozenset({VLLM, SGLANG, TENSORRT_LLM})
 # Hybrid runtimes that compute the CPU-resident experts' prefill on the CPU (KTransformers'
 # CPU MoE kernels) rather than copying them to the GPU per micro-batch as llama.cpp does.
 RUNTIMES_COMPUTING_EXPERTS_ON_CPU = frozenset({KTRANSFORMERS})

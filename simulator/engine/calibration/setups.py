@@ -269,6 +269,13 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek r1t2 chimera": "deepseek-v3",
     "deepseek r1t chimera": "deepseek-v3",
     "mistral small 3.2 24b": "mistral-small-3.1-24b",  # the same text_config as 3.1's
+    # DeepSeek-V3.2-Exp, V3.2 and V3.2-Speciale are one architecture, DeepseekV32ForCausalLM
+    # (ggml-org/llama.cpp PR #23346); GLM-5.1's config.json differs from GLM-5's only in
+    # transformers_version (ai-dynamo/aiconfigurator@095f58a5 model_configs, compared
+    # 2026-12-06)
+    "deepseek v3.2": "deepseek-v3.2",
+    "glm 5": "glm-5",
+    "glm 5.1": "glm-5",
     # First-generation Qwen; the -Chat checkpoints ("qwen-7b-chat", "qwen-1_8b-chat") are
     # fine-tunes of the base model's shape, and their names hold these aliases
     "qwen 7b": "qwen-7b",
@@ -368,11 +375,12 @@ UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
         "projection and `hc_mult` hyper-connections have no cost rule in the engine",
     ),
     (
-        # deepseek-ai--DeepSeek-V3.2, zai-org--GLM-5.1
-        r"\bdeepseek v3\.2\b|\bglm 5(?:\.\d)?\b",
-        "DeepSeek sparse attention (model_type deepseek_v32, glm_moe_dsa): an indexer "
-        "(`index_topk` 2048, `index_n_heads`, `index_head_dim`) picks the cached tokens each "
-        "query attends to, where the engine's attention rules read every cached token",
+        # zai-org--GLM-5.2: `indexer_types` makes 58 of its 78 layers reuse the top-k of the
+        # layer before (`index_topk_freq` 4, `index_skip_topk_offset` 3)
+        r"\bglm 5\.2\b",
+        "GLM-5.2 (model_type glm_moe_dsa): config.json's `indexer_types` makes most layers "
+        "reuse an earlier layer's sparse-attention choice (`index_topk_freq` 4), which the "
+        "engine's indexer rule (one indexer per layer) does not describe",
     ),
     (
         # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16

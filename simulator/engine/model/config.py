@@ -46,14 +46,29 @@ class AttentionShape:
     # Keys double as values (Gemma 4's full-attention layers, config.json `attention_k_eq_v`):
     # there is no v_proj; the cache still keeps the values, normalised apart from the keys.
     shared_kv_projection: bool = False
+    # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5: config.json `index_n_heads`,
+    # `index_head_dim`, `index_topk`; DeepSeek-V3.2-Exp tech report §2.1): a lightning indexer
+    # of `index_heads` small heads scores every cached token against the query through one
+    # cached `index_head_dim` key per token, and the MLA attention then reads only the
+    # `index_topk` best-scoring tokens. 0: no indexer, attention over every cached token.
+    index_heads: int = 0
+    index_head_dim: int = 0
+    index_topk: int = 0
 
     @property
     def cache_width(self) -> int:
         """Elements one token adds to this layer's cache (GQA: keys and values of every KV
-        head; MLA: the latent and the shared rope key)."""
+        head; MLA: the latent and the shared rope key, and the indexer's key where it has
+        one)."""
         if self.kind == "mla":
-            return self.kv_lora_rank + self.qk_rope_head_dim
+            return self.kv_lora_rank + self.qk_rope_head_dim + self.index_head_dim
         return 2 * self.num_kv_heads * self.head_dim
+
+    @property
+    def latent_share(self) -> float:
+        """The share of `cache_width` the attention itself reads (all of it without an
+        indexer; the latent and rope key, not the indexer's key, with one)."""
+        return 1.0 - self.index_head_dim / self.cache_width
 
     @property
     def score_width(self) -> int:
@@ -173,6 +188,27 @@ class ModelShape:
         bytes (× `full_score_ratio` in a full-attention layer)."""
         return self._mean_positions(context, self.full_score_ratio)
 
+    def read_positions(self, context: float, *, sparse: bool) -> float:
+        """What one decoded token reads of its sequence's cache, in `attended_positions`'
+        units. With a DeepSeek sparse-attention indexer run by sparse kernels (`sparse`), the
+        attention reads the latent of at most `index_topk` tokens and the indexer the keys of
+        all of them; otherwise (no indexer, or a runtime that masks a dense attention) every
+        cached position whole."""
+        if not (sparse and self.attention.index_topk):
+            return self.attended_positions(context)
+        share = self.attention.latent_share
+        topk = min(float(context), float(self.attention.index_topk))
+        return share * self.attended_positions(topk) + (1 - share) * self.attended_positions(
+            context
+        )
+
+    def attention_positions(self, context: float, *, sparse: bool) -> float:
+        """`score_positions` of the attention itself: at most `index_topk` positions where
+        sparse kernels run the indexer's choice (`read_positions`)."""
+        if sparse and self.attention.index_topk:
+            context = min(float(context), float(self.attention.index_topk))
+        return self.score_positions(context)
+
     @property
     def bounded_layers(self) -> tuple[tuple[int, int], ...]:
         """(positions kept at most, layers) of the layers whose cache stops growing: sliding
@@ -197,9 +233,7 @@ class ModelShape:
         full_pairs = self.full_score_ratio * (tokens * depth + tokens * (tokens + 1) / 2)
         sliding_pairs = 0.0
         if self.sliding_layers:
-            window = self.sliding_window
-            below = max(min(depth + tokens, window) - depth, 0)  # positions p ≤ window
-            sliding_pairs = below * depth + below * (below + 1) / 2 + (tokens - below) * window
+            sliding_pairs = _window_pairs(depth, tokens, self.sliding_window)
         chunked_pairs = 0.0
         if self.chunked_layers:
             chunk = self.attention_chunk
@@ -209,6 +243,16 @@ class ModelShape:
             + self.sliding_layers * sliding_pairs
             + self.chunked_layers * chunked_pairs
         ) / self.num_layers
+
+    def attention_pairs(self, depth: int, tokens: int, *, sparse: bool) -> float:
+        """`attended_pairs` of the attention itself: where sparse kernels run a DeepSeek
+        sparse-attention indexer's choice, each query reads at most `index_topk` keys, Σ over
+        p of min(p, k) (every layer of such a model attends to the whole context)."""
+        topk = self.attention.index_topk
+        if not (sparse and topk):
+            return self.attended_pairs(depth, tokens)
+        pairs = self.full_score_ratio * _window_pairs(depth, tokens, topk)
+        return self.full_layers * pairs / self.num_layers
 
     @property
     def recurrent_state_bytes(self) -> float:
@@ -226,6 +270,13 @@ class ModelShape:
     @property
     def moe_layers(self) -> int:
         return self.num_layers - self.first_dense_layers if self.is_moe else 0
+
+
+def _window_pairs(depth: int, tokens: int, window: int) -> float:
+    """Σ over positions p = depth+1 … depth+tokens of min(p, window): the keys each causal
+    query sees when it sees at most `window` of them."""
+    below = max(min(depth + tokens, window) - depth, 0)  # positions p ≤ window
+    return below * depth + below * (below + 1) / 2 + (tokens - below) * window
 
 
 def _chunked_pairs(positions: int, chunk: int) -> float:
@@ -267,6 +318,7 @@ def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> Atten
     if config.get("kv_lora_rank") is not None:
         nope = _int(config, "qk_nope_head_dim", path=path)
         rope = _int(config, "qk_rope_head_dim", path=path)
+        index_heads, index_head_dim, index_topk = _indexer(config, path=path)
         return AttentionShape(
             kind="mla",
             num_heads=heads,
@@ -277,6 +329,14 @@ def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> Atten
             qk_nope_head_dim=nope,
             qk_rope_head_dim=rope,
             v_head_dim=_int(config, "v_head_dim", path=path),
+            index_heads=index_heads,
+            index_head_dim=index_head_dim,
+            index_topk=index_topk,
+        )
+    if config.get("index_topk"):
+        raise EngineInputError(
+            field=f"{path}.index_topk",
+            message="a sparse-attention indexer is modeled over MLA attention (kv_lora_rank)",
         )
     if hidden % heads and config.get("head_dim") is None:
         raise EngineInputError(
@@ -290,6 +350,18 @@ def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> Atten
         head_dim=head_dim,
         output_gate=bool(config.get("attn_output_gate"))
         or config.get("model_type") in GATED_ATTENTION_MODEL_TYPES,
+    )
+
+
+def _indexer(config: Mapping[str, object], *, path: str) -> tuple[int, int, int]:
+    """A DeepSeek sparse-attention indexer's heads, head width and top-k (`index_n_heads`,
+    `index_head_dim`, `index_topk`), all three or none (zeros)."""
+    if not config.get("index_topk"):
+        return 0, 0, 0
+    return (
+        _int(config, "index_n_heads", path=path),
+        _int(config, "index_head_dim", path=path),
+        _int(config, "index_topk", path=path),
     )
 
 
@@ -356,8 +428,8 @@ LLAMA4_NO_ROPE_INTERVAL = 4
 UNSUPPORTED_KEYS: dict[str, str] = {
     "hybrid_override_pattern": "Mamba-2 layers between the attention layers (Nemotron-H)",
     "layers_block_type": "Mamba layers between the attention layers (Zamba2)",
-    "index_topk": "a sparse-attention indexer that picks the cached tokens (DeepSeek V3.2, V4, "
-    "GLM-5)",
+    "index_topk_freq": "an indexer whose choice of tokens later layers share (GLM-5.2's "
+    "`indexer_types`)",
     "compress_ratios": "compressed attention layers (DeepSeek V4)",
     "hidden_size_per_layer_input": "per-layer input embeddings (Gemma 4 E2B, E4B)",
     "num_kv_shared_layers": "layers that reuse an earlier layer's KV cache (Gemma 4 E2B, E4B)",

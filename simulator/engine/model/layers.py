@@ -70,13 +70,15 @@ def dense_layer(model: ModelShape) -> LayerShape:
 
 def attention_params(att: AttentionShape, hidden: int) -> int:
     """GQA: `h·nh·d + 2·h·kv·d + nh·d·h` (§1). MLA: q (optionally through a low-rank
-    q_lora), the joint KV latent plus the shared rope key, the KV up-projection and o."""
+    q_lora), the joint KV latent plus the shared rope key, the KV up-projection and o, and
+    the sparse-attention indexer where it has one (`indexer_params`)."""
     if att.kind == "mla":
         q_out = att.num_heads * att.head_dim
         q = hidden * q_out if not att.q_lora_rank else att.q_lora_rank * (hidden + q_out)
         kv_down = hidden * (att.kv_lora_rank + att.qk_rope_head_dim)
         kv_up = att.kv_lora_rank * att.num_heads * (att.qk_nope_head_dim + att.v_head_dim)
-        return q + kv_down + kv_up + att.num_heads * att.v_head_dim * hidden
+        out = att.num_heads * att.v_head_dim * hidden
+        return q + kv_down + kv_up + out + indexer_params(att, hidden)
     q_width = att.num_heads * att.head_dim
     q_out = 2 * q_width if att.output_gate else q_width  # gated attention: query and gate
     kv_projections = 1 if att.shared_kv_projection else 2  # keys as values: no v_proj
@@ -85,6 +87,25 @@ def attention_params(att: AttentionShape, hidden: int) -> int:
         + kv_projections * hidden * att.num_kv_heads * att.head_dim
         + (q_width * hidden)
     )
+
+
+def indexer_params(att: AttentionShape, hidden: int) -> int:
+    """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2-Exp's inference/model.py,
+    class Indexer): its queries from the q latent `wq_b` (q_lora_rank × heads·d_I, the hidden
+    size where q has no latent), one key `wk` (h × d_I) with its LayerNorm (2·d_I), and the
+    per-head weights `weights_proj` (h × heads). 0 without an indexer."""
+    if not att.index_topk:
+        return 0
+    query_in = att.q_lora_rank or hidden
+    heads, dim = att.index_heads, att.index_head_dim
+    return query_in * heads * dim + hidden * dim + 2 * dim + hidden * heads
+
+
+def indexer_flops_per_position(att: AttentionShape) -> int:
+    """The indexer's scores per query token per cached position: each of its heads takes a
+    d_I-wide dot product with the position's key, 2·heads·d_I FLOPs (the ReLU and the
+    weighted sum over heads are a few more per head). 0 without an indexer."""
+    return 2 * att.index_heads * att.index_head_dim
 
 
 def linear_attention_params(lin: LinearAttentionShape, hidden: int) -> int:

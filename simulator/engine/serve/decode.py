@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape, ModelShape
-from simulator.engine.model.layers import delta_rule_decode_flops
+from simulator.engine.model.layers import delta_rule_decode_flops, indexer_flops_per_position
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import Placement, Share
 
@@ -110,6 +110,10 @@ class DecodeInputs:
     # Effective share of the routed experts a batch draws from (distinct_experts); 1.0 =
     # uniform routing, the fitted value comes with the efficiency table.
     routing_pool_fraction: float = 1.0
+    # The runtime's attention kernels read only a sparse-attention indexer's top-k tokens
+    # (efficiency.SPARSE_ATTENTION_RUNTIMES); False: a dense attention over every cached
+    # token, whatever the model's indexer picks.
+    sparse_attention: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -153,18 +157,24 @@ def routed_experts(x: ShareStep) -> Cost:
 @DECODE_RULES.register("kv_cache")
 def kv_cache(x: ShareStep) -> Cost:
     """Where the KV cache lives: every cached position a layer attends to read once per
-    sequence (a sliding layer at most its window), and attention's FLOPs over them."""
+    sequence (a sliding layer at most its window; with a sparse-attention indexer run by
+    sparse kernels, the latent of at most its top-k and the indexer's keys of all), and
+    attention's FLOPs over them, the indexer's scores over every cached position too."""
     inputs = x.inputs
     if x.share.location != inputs.placement.kv_location:
         return ZERO
-    positions = inputs.model.attended_positions(inputs.context) * inputs.batch
-    scored = inputs.model.score_positions(inputs.context) * inputs.batch
-    per_position = decode_attention_flops_per_position(inputs.model.attention)
+    model, context, sparse = inputs.model, inputs.context, inputs.sparse_attention
+    positions = model.read_positions(context, sparse=sparse) * inputs.batch
+    attended = model.attention_positions(context, sparse=sparse) * inputs.batch
+    scored = model.score_positions(context) * inputs.batch
+    per_position = decode_attention_flops_per_position(model.attention)
+    indexer = indexer_flops_per_position(model.attention)
+    layers = inputs.placement.parts.num_layers
     return Cost(
         kv_bytes=inputs.kv_bytes_per_token * positions,
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
         # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
-        cache_flops=float(per_position * inputs.placement.parts.num_layers * scored),
+        cache_flops=float(layers * (per_position * attended + indexer * scored)),
     )
 
 

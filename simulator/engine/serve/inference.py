@@ -12,6 +12,7 @@ from functools import partial
 from simulator.engine.calibration.efficiency import (
     PIPELINING_RUNTIMES,
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
+    SPARSE_ATTENTION_RUNTIMES,
     Efficiency,
     load_efficiency,
     runtime_describes,
@@ -190,6 +191,7 @@ def placed_workload(
     w = workload
     placement = place(parts, w.quant, w.placement, offload_from_layer=w.offload_from_layer)
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
+    sparse = w.runtime in SPARSE_ATTENTION_RUNTIMES
     inputs = DecodeInputs(
         placement=placement,
         model=w.model,
@@ -197,6 +199,7 @@ def placed_workload(
         context=w.context,
         batch=w.batch,
         routing_pool_fraction=routing_pool_fraction,
+        sparse_attention=sparse,
     )
     return PlacedWorkload(
         workload=w,
@@ -214,6 +217,7 @@ def placed_workload(
             experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU
             or w.repacked_experts,
             expert_gemm_half_rows=expert_gemm_half_rows,
+            sparse_attention=sparse,
         ),
     )
 

@@ -23,6 +23,7 @@ from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import (
     delta_rule_prefill_flops_per_token,
+    indexer_flops_per_position,
     score_flops_per_token_per_position,
 )
 from simulator.engine.serve.decode import FLOPS_PER_MAC
@@ -93,6 +94,8 @@ class PrefillInputs:
     ubatch: int = 0  # tokens per micro-batch (0: the whole prompt at once)
     # m½ of the routed experts' GEMMs (expert_gemm_underfill); 0: no underfill.
     expert_gemm_half_rows: float = 0.0
+    # Sparse attention kernels run a sparse-attention indexer's choice (decode.DecodeInputs).
+    sparse_attention: bool = False
 
     @property
     def offloaded(self) -> Share | None:
@@ -159,10 +162,16 @@ def lm_head(x: PrefillInputs) -> Cost:
 @PREFILL_RULES.register("causal_attention")
 def causal_attention(x: PrefillInputs) -> Cost:
     """QKᵀ and score·V over the query–key pairs of a causal prompt after `depth` cached tokens,
-    P·D + P(P+1)/2 per full-attention layer (model.attended_pairs), every layer."""
-    pairs = x.model.attended_pairs(x.depth, x.tokens)
-    per_pair = score_flops_per_token_per_position(x.model.attention)
-    return Cost(attention_flops=per_pair * x.placement.parts.num_layers * pairs)
+    P·D + P(P+1)/2 per full-attention layer (model.attended_pairs), every layer; with a
+    sparse-attention indexer, its scores over all those pairs and, where sparse kernels run
+    its choice, the attention over at most its top-k keys per query (model.attention_pairs)."""
+    model = x.model
+    pairs = model.attended_pairs(x.depth, x.tokens)
+    attended = model.attention_pairs(x.depth, x.tokens, sparse=x.sparse_attention)
+    per_pair = score_flops_per_token_per_position(model.attention)
+    indexer = indexer_flops_per_position(model.attention)
+    flops = x.placement.parts.num_layers * (per_pair * attended + indexer * pairs)
+    return Cost(attention_flops=flops)
 
 
 @PREFILL_RULES.register("delta_rule")
@@ -244,12 +253,13 @@ def prefill_work(
     depth: int = 0,
     kv_bytes_per_token: float = 0.0,
     expert_gemm_half_rows: float = 0.0,
+    sparse_attention: bool = False,
 ) -> PrefillWork:
     inputs = PrefillInputs(
         placement=placement, model=model, tokens=tokens,
         micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
         depth=depth, kv_bytes_per_token=kv_bytes_per_token, ubatch=ubatch,
-        expert_gemm_half_rows=expert_gemm_half_rows,
+        expert_gemm_half_rows=expert_gemm_half_rows, sparse_attention=sparse_attention,
     )  # fmt: skip
     return PrefillWork(
         home=HOME[placement.name],
