@@ -36,6 +36,15 @@ Blackwell at Hugging Face's MSRPs. The RTX PRO 5000 Blackwell (48 GB; the MSRP f
 72 GB card's) and the Instinct MI50 32GB (used; only totals of 4- and 8-card bundles were
 found) stay unpriced.
 
+A sixth search on 2026-12-06 (the same tool and corpora, GitHub files too) priced the Radeon
+AI PRO R9700 and the Instinct MI100 at Hugging Face's MSRPs (rounded and undated, as the A40's
+and L40S's above) and the Threadripper 7960X and ASRock TRX50 WS at what one buyer paid
+(HAYNES_BUILD_LOG, dated by the commit that added its table). The Instinct MI50 32GB's page
+gives its 2018 launch MSRP ($1.8k): the card is sold only used today, at a fraction of it,
+so that figure is left out and the card stays unpriced. For the other parts the search found
+a different variant (SXM cards for the NVL ones, the 72 GB RTX PRO 5000, the 96 GB Mac Studio
+M3 Ultra), another currency (CNY, VND), planning estimates, or nothing.
+
 Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -70,6 +79,14 @@ HKEPC_4070_SUPER = (
     "GeForce_RTX_4070_SUPER_FE_%E5%AF%A6%E6%B8%AC/page/2"
 )
 READ = "read"
+# A buyer's parts table with what he paid and where (Amazon, Newegg); the page carries no
+# date, and the commit that added the table is of 2024-06-21 (an Amazon search link in it is
+# stamped 2024-06-07).
+HAYNES_BUILD_LOG = (
+    "https://github.com/thaynes43/thaynes43.github.io/blob/"
+    "609919a1ea37422bafc9b2945a400105a5343f52/hardware/haynesintelligence.md"
+)
+HAYNES_BUILD_LOG_ON = "2024-06-21"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,14 +117,14 @@ def _pcpartpicker(
 
 
 def _hugging_face_msrp(
-    part_pk: int, amount: str, page: str, observed_on: str, quote: str
+    part_pk: int, amount: str, page: str, observed_on: str, quote: str, maker: str = "NVIDIA"
 ) -> SourcedPrice:
-    """NVIDIA's MSRP as Hugging Face's hardware page `page` prints it, rounded to a hundred
+    """The maker's MSRP as Hugging Face's hardware page `page` prints it, rounded to a hundred
     dollars ("$8.5k" is recorded as 8500; `quote` keeps the page's text); the page carries
     no date, so it is dated the day it was read."""
     return SourcedPrice(
         part_pk=part_pk, amount=amount, currency="USD", condition="new",
-        vendor="NVIDIA MSRP (Hugging Face hardware page)", region="US",
+        vendor=f"{maker} MSRP (Hugging Face hardware page)", region="US",
         source_url=f"https://huggingface.co/hardware/{page}",
         observed_on=observed_on, dated=READ, quote=quote,
     )  # fmt: skip
@@ -528,4 +545,26 @@ PRICE_OBSERVATIONS = [
     ),
     _hugging_face_msrp(137, "1500", "rtx-pro-4000", READ_ON_DEC_6, "MSRP $1.5k Released 2025"),
     _hugging_face_msrp(138, "2800", "rtx-pro-4500-ws", READ_ON_DEC_6, "MSRP $2.8k Released 2025"),
+    # --- the sixth search (2026-12-06) ---------------------------------------------------
+    _hugging_face_msrp(
+        134, "1300", "r9700-pro", READ_ON_DEC_6, "R9700 PRO AMD GPU ... Memory 32GB ... MSRP "
+        "$1.3k Released 2025", maker="AMD",
+    ),
+    _hugging_face_msrp(
+        132, "6400", "mi100", READ_ON_DEC_6, "MI100 AMD GPU ... Memory 32GB ... MSRP $6.4k "
+        "Released 2020", maker="AMD",
+    ),
+    SourcedPrice(
+        part_pk=221, amount="1400", currency="USD", condition="new",
+        vendor="Amazon purchase price (a buyer's build log)", region="US",
+        source_url=HAYNES_BUILD_LOG, observed_on=HAYNES_BUILD_LOG_ON, dated=PAGE,
+        quote="| AMD Ryzen™ Threadripper™ 7960X | $1400 | 1 | $1400 | Probably the lest "
+        "expensive Threadripper I could find. |",
+    ),
+    SourcedPrice(
+        part_pk=322, amount="780", currency="USD", condition="new",
+        vendor="Newegg purchase price (a buyer's build log)", region="US",
+        source_url=HAYNES_BUILD_LOG, observed_on=HAYNES_BUILD_LOG_ON, dated=PAGE,
+        quote="| ASRock TRX50 WS | $780 | 1 | $780 | Could support 3 GPUs + 10Gb NIC |",
+    ),
 ]  # fmt: skip
