@@ -125,3 +125,36 @@ def test_a_bad_prefill_depth_is_a_400_naming_it(depth: object) -> None:
     response = _post({"workload": workload, "hardware": {"gpu": RTX_4090}})
     assert response.status_code == 400
     assert "workload.prefill_depth_tokens" in response.json()["errors"]
+
+
+GLM5_LONG = {"kind": "infer", "model": "glm-5", "quant": "FP8", "placement": "gpu",
+             "context": 65536, "runtime": "sglang", "tensor_parallel": 8}  # fmt: skip
+H200 = {"name": "H200", "vram_gb": 141, "bf16_tflops": 989, "pcie_gbps": 50, "mem_gbps": 4800}
+
+
+@pytest.mark.django_db
+def test_a_sparse_runtimes_dense_fallback_is_asked_for_and_echoed() -> None:
+    """GLM-5 under SGLang reads only its indexer's top-k cached tokens; with
+    `sparse_attention: false` (the dense fallback) it reads every one, slower at 64k."""
+
+    def decode(extra: dict[str, object]) -> tuple[float, dict[str, Any]]:
+        workload = {**GLM5_LONG, **extra}
+        response = _post({"workload": workload, "hardware": {"gpu": H200, "gpu_count": 8}})
+        assert response.status_code == 200, response.json()
+        result = response.json()["result"]
+        return result["decode_tokens_per_s"], result["workload"]
+
+    sparse, echoed_default = decode({})
+    dense, echoed = decode({"sparse_attention": False})
+    assert dense < sparse
+    assert echoed["sparse_attention"] is False
+    assert "sparse_attention" not in echoed_default
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", ["no", 0, 1])
+def test_a_sparse_attention_flag_that_is_not_a_boolean_is_a_400_naming_it(value: object) -> None:
+    workload = {**GLM5_LONG, "sparse_attention": value}
+    response = _post({"workload": workload, "hardware": {"gpu": H200, "gpu_count": 8}})
+    assert response.status_code == 400
+    assert "workload.sparse_attention" in response.json()["errors"]

@@ -534,6 +534,17 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "(one machine) does not model",
         ),
         (
+            bool(re.match(r"\s*(?:[2-9]|\d{2,})\s*x\s", str(row.hardware.get("system", "")))),
+            "a cluster of several machines splitting the model over a network (exo, MLX "
+            "distributed): the engine models one machine",
+        ),
+        (
+            _parallelism_unstated(row),
+            "the row does not say how its GPUs split the model: vLLM, SGLang and TensorRT-LLM "
+            "run on one GPU unless told to split it (tensor, pipeline, data or expert "
+            "parallel), and each split runs at another speed",
+        ),
+        (
             str(row.workload.get("figure_scope", "")).startswith("not stated"),
             "the source does not say whether its tokens/s is per GPU or the machine's",
         ),
@@ -751,6 +762,18 @@ def _offline_concurrency(
     return concurrency
 
 
+SPLIT_STATED = re.compile(r"\b(?:tp|pp|dp|ep)\s*=?\s*\d|parallel|--tp\b|-tp\b")
+
+
+def _parallelism_unstated(row: MeasurementRow) -> bool:
+    """Whether a checkpoint runtime's row on several GPUs states no way of splitting them."""
+    gpus = row.hardware.get("gpu_count", 1)
+    if runtime_of(row) not in (VLLM, SGLANG, TENSORRT_LLM) or not isinstance(gpus, int):
+        return False
+    stated = f"{row.engine} {json.dumps(dict(row.workload))}".lower()
+    return gpus > 1 and _tensor_parallel(row) == 1 and not SPLIT_STATED.search(stated)
+
+
 def _tensor_parallel(row: MeasurementRow) -> int:
     value = row.workload.get("tensor_parallel") or row.hardware.get("tensor_parallel")
     if isinstance(value, int) and not isinstance(value, bool):
@@ -916,7 +939,11 @@ def runtime_of(row: MeasurementRow) -> str:
     raise NotModeled(f"no efficiency constants for the runtime {row.engine!r}")
 
 
-MLX_BITS = re.compile(r"\b([2-8])[- ]?bit\b", re.IGNORECASE)
+MLX_BITS = re.compile(r"(?<![\d.])([2-8])[- ]?bit\b", re.IGNORECASE)
+# An MLX quant mixing bit widths per tensor, named by its mean ("4.5 bit"): its base is the
+# whole bits' affine type, its bytes the bits per weight the row states ("4.538 bpw").
+MLX_MIXED_BITS = re.compile(r"(?<![\d.])([2-8])\.\d+[- ]?bit\b", re.IGNORECASE)
+STATED_BPW = re.compile(r"(\d+(?:\.\d+)?)\s*bpw\b", re.IGNORECASE)
 # "i1-Q4_K_M": mradermacher's name for a quant chosen with an importance matrix; the file's
 # type is the one named after the prefix.
 IMATRIX_PREFIX = re.compile(r"^i1-", re.IGNORECASE)
@@ -926,6 +953,8 @@ def _quant(row: MeasurementRow, moe: bool) -> object:
     """The weight types the row's quantization names. MLX spells its affine formats by their
     bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16. An unpublished
     mix is its base type (`_mix_base`), scaled to the file size in `_weights`."""
+    if runtime_of(row) == MLX and (mixed := MLX_MIXED_BITS.search(row.quant)):
+        return f"MLX{mixed.group(1)}"
     if runtime_of(row) == MLX and (bits := MLX_BITS.search(f"{row.quant} {row.model}")):
         return f"MLX{bits.group(1)}"
     if re.search(r"\b16[- ]?bit\b", row.quant, re.IGNORECASE):
@@ -993,6 +1022,15 @@ def _weights(row: MeasurementRow, model: ModelShape) -> WeightScheme:
     """The row's weight scheme; an unpublished mix scaled to the file size it states
     (serve/file_size.py), not modeled without one."""
     scheme = weight_scheme(_quant(row, model.is_moe))
+    if runtime_of(row) == MLX and MLX_MIXED_BITS.search(row.quant):
+        bpw = STATED_BPW.search(row.quant)
+        if bpw is None:
+            raise NotModeled(
+                f"{row.quant!r} mixes bit widths per tensor: its bytes are the bits per weight "
+                "it averages, which the row does not state"
+            )
+        averaged = float(bpw.group(1)) / 8 * model_params(model)
+        return scaled_to_file(scheme, model_parts(model), averaged)
     if _mix_base(row.quant) is None:
         return scheme
     file_bytes = _file_bytes(row)
@@ -1042,13 +1080,21 @@ def _prompt_tokens(row: MeasurementRow) -> int | None:
     return round(float(printed.group(1)) * 1000) if printed else None
 
 
+def _stated_depth(row: MeasurementRow) -> int:
+    """The tokens already in the cache as the row states them (0 if it states none)."""
+    depth = row.workload.get("context_depth", 0) or 0
+    if isinstance(depth, bool) or not isinstance(depth, int):
+        raise NotModeled(f"the row's context depth is not a count of tokens: {depth!r}")
+    return depth
+
+
 def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
     """("prefill", prompt tokens, depth) or ("decode", mean context, 0) from the row's
     workload. llama-bench's `@ dN` (or a stated `context_depth`) is the tokens already in the
     cache: a prompt is processed after them, a tgN generates after them."""
     w = row.workload
     test = str(w.get("test", "")).lower()
-    depth = _int_after(r"@\s*d(\d+)", test) or int(w.get("context_depth", 0) or 0)
+    depth = _int_after(r"@\s*d(\d+)", test) or _stated_depth(row)
     if isinstance(w.get("context"), int):  # stated outright (seed rows)
         return "decode", int(w["context"]), 0
     if (n := _int_after(r"^pp(\d+)", test)) is not None:
@@ -1245,7 +1291,8 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         )
     else:
         phase, tokens, depth = _phase_tokens(row)
-        batch = int(row.workload.get("batch", 1) or 1)
+        # decode of several sequences at once: the batch, or the requests in flight
+        batch = int(row.workload.get("batch") or row.workload.get("concurrency") or 1)
         gen = 0
     if _system_text(row) is not None:
         unified = _unified(row)
@@ -1287,10 +1334,22 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         if placement == "hybrid" and runtime != KTRANSFORMERS
         else None,
         repacked_experts=placement == "hybrid" and _repacked(row),
+        sparse_attention=False if _dense_fallback(row) else None,
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()
     return InferSetup(request=request, phase=phase, gen_tokens=gen, total=total)
+
+
+# A sparse runtime that ran a sparse-attention model's attention dense, as the row says
+# (SGLang bypasses its DSA backends on SM120 GPUs; no lightning indexer on Apple silicon).
+DENSE_FALLBACK = re.compile(
+    r"attention runs as dense mla|bypasses dsa|use full attention|dense attention fallback"
+)
+
+
+def _dense_fallback(row: MeasurementRow) -> bool:
+    return bool(DENSE_FALLBACK.search(f"{_row_text(row)} {row.caveats.lower()}"))
 
 
 def stated_peak_gib(row: MeasurementRow) -> float | None:

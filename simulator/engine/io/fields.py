@@ -118,3 +118,13 @@ def choice(
     if value not in choices:
         raise EngineInputError(field=f"{path}.{key}", message=f"must be one of {list(choices)}")
     return str(value)
+
+
+def optional_boolean(section: Mapping[str, object], key: str, path: str) -> bool | None:
+    """A JSON true or false; None when absent or null (the engine's default applies)."""
+    value = section.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise EngineInputError(field=f"{path}.{key}", message="must be true or false")
+    return value

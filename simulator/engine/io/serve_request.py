@@ -9,7 +9,13 @@ from collections.abc import Mapping
 from simulator.engine.calibration.efficiency import INFERENCE_RUNTIMES
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
-from simulator.engine.io.fields import choice, integer, optional_integer, require_known_fields
+from simulator.engine.io.fields import (
+    choice,
+    integer,
+    optional_boolean,
+    optional_integer,
+    require_known_fields,
+)
 from simulator.engine.io.hardware import MAX_GPU_COUNT
 from simulator.engine.io.model import workload_model
 from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE, KV_CACHE_BYTES_PER_ELEMENT
@@ -30,7 +36,7 @@ KV_CACHE_TYPES = tuple(KV_CACHE_BYTES_PER_ELEMENT)
 INFER_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "placement", "context", "prompt_tokens", "batch",
     "kv_cache_type", "ubatch", "offload_from_layer", "runtime", "prefill_depth_tokens",
-    "tensor_parallel",
+    "tensor_parallel", "sparse_attention",
 })  # fmt: skip
 
 
@@ -59,6 +65,7 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
         ubatch=integer(workload, "ubatch", path, DEFAULT_UBATCH, upper=MAX_CONTEXT),
         offload_from_layer=optional_integer(workload, "offload_from_layer", path, upper=MAX_LAYER),
         runtime=_runtime(workload),
+        sparse_attention=optional_boolean(workload, "sparse_attention", path),
         quant_json=json.dumps(workload.get("quant"), sort_keys=True),
     )
 

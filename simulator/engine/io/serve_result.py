@@ -44,6 +44,8 @@ def infer_workload_to_json(w: InferWorkload, model_config_json: str | None) -> d
         workload["prefill_depth_tokens"] = int(w.prefill_depth_tokens)
     if w.tensor_parallel > 1:
         workload["tensor_parallel"] = int(w.tensor_parallel)
+    if w.sparse_attention is not None:
+        workload["sparse_attention"] = w.sparse_attention
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload

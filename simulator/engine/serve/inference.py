@@ -12,7 +12,6 @@ from functools import partial
 from simulator.engine.calibration.efficiency import (
     PIPELINING_RUNTIMES,
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
-    SPARSE_ATTENTION_RUNTIMES,
     Efficiency,
     load_efficiency,
     runtime_describes,
@@ -191,7 +190,7 @@ def placed_workload(
     w = workload
     placement = place(parts, w.quant, w.placement, offload_from_layer=w.offload_from_layer)
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
-    sparse = w.runtime in SPARSE_ATTENTION_RUNTIMES
+    sparse = w.reads_top_k
     inputs = DecodeInputs(
         placement=placement,
         model=w.model,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulator.engine.calibration.efficiency import SPARSE_ATTENTION_RUNTIMES
 from simulator.engine.formats.weights import WeightScheme
 from simulator.engine.model.config import ModelShape
 from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE
@@ -38,8 +39,19 @@ class InferWorkload:
     # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
     # usual one for each device class (efficiency.DEFAULT_RUNTIME).
     runtime: str | None = None
+    # Whether the attention reads only a sparse-attention indexer's top-k tokens (DeepSeek-V3.2,
+    # GLM-5); None → the runtime's kernels decide (efficiency.SPARSE_ATTENTION_RUNTIMES). False
+    # is a sparse runtime's dense fallback (SGLang on GPUs without FlashMLA's sparse kernels).
+    sparse_attention: bool | None = None
     quant_json: str | None = None  # the request's `quant` as given (a name or a mix), echoed
 
     @property
     def kind(self) -> str:
         return INFER
+
+    @property
+    def reads_top_k(self) -> bool:
+        """Whether a sparse-attention model's attention reads only its indexer's top-k."""
+        if self.sparse_attention is not None:
+            return self.sparse_attention
+        return self.runtime in SPARSE_ATTENTION_RUNTIMES
