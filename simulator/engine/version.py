@@ -36,7 +36,8 @@
 # and 1.5B, Devstral 2 123B and SmolLM3 3B.
 # 1.15: DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the indexer's keys in the cache and
 # its scores over every cached token; vLLM, SGLang and TensorRT-LLM read the latent of the
-# top-k tokens only, llama.cpp every token; shipped configs for GLM-5 and DeepSeek-V3.2.
+# top-k tokens only, llama.cpp every token (a request may say which); GLM-5.2's layers that
+# share an indexer; shipped configs for GLM-5, GLM-5.2 and DeepSeek-V3.2.
 
 ENGINE_VERSION = "1.15.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

@@ -276,6 +276,7 @@ MODEL_ALIASES: dict[str, str] = {
     "deepseek v3.2": "deepseek-v3.2",
     "glm 5": "glm-5",
     "glm 5.1": "glm-5",
+    "glm 5.2": "glm-5.2",
     # First-generation Qwen; the -Chat checkpoints ("qwen-7b-chat", "qwen-1_8b-chat") are
     # fine-tunes of the base model's shape, and their names hold these aliases
     "qwen 7b": "qwen-7b",
@@ -373,14 +374,6 @@ UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
         "DeepSeek V4 (model_type deepseek_v4): config.json's per-layer `compress_ratios` "
         "(compressed sparse attention with an `index_topk` indexer), `o_lora_rank` output "
         "projection and `hc_mult` hyper-connections have no cost rule in the engine",
-    ),
-    (
-        # zai-org--GLM-5.2: `indexer_types` makes 58 of its 78 layers reuse the top-k of the
-        # layer before (`index_topk_freq` 4, `index_skip_topk_offset` 3)
-        r"\bglm 5\.2\b",
-        "GLM-5.2 (model_type glm_moe_dsa): config.json's `indexer_types` makes most layers "
-        "reuse an earlier layer's sparse-attention choice (`index_topk_freq` 4), which the "
-        "engine's indexer rule (one indexer per layer) does not describe",
     ),
     (
         # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16

@@ -65,12 +65,6 @@ class AttentionShape:
         return 2 * self.num_kv_heads * self.head_dim
 
     @property
-    def latent_share(self) -> float:
-        """The share of `cache_width` the attention itself reads (all of it without an
-        indexer; the latent and rope key, not the indexer's key, with one)."""
-        return 1.0 - self.index_head_dim / self.cache_width
-
-    @property
     def score_width(self) -> int:
         """Query heads × head width: what QKᵀ and score·V cost per query–key pair scales by."""
         return self.num_heads * self.head_dim
@@ -137,6 +131,10 @@ class ModelShape:
     # Full-attention layers with an attention of their own (Gemma 4: `global_head_dim`,
     # `num_global_key_value_heads`, `attention_k_eq_v`); None: they have `attention` too.
     full_attention: AttentionShape | None = None
+    # Layers that reuse the sparse-attention indexer's choice of an earlier layer and have no
+    # indexer of their own (GLM-5.2: config.json `indexer_types` "shared"; 0: every layer of
+    # an indexed model runs one).
+    shared_indexer_layers: int = 0
     # The longest context the model was configured for (config.json max_position_embeddings);
     # None when the config does not say.
     trained_context: int | None = None
@@ -152,6 +150,19 @@ class ModelShape:
     def measured_sizes_slug(self) -> str:
         """The slug under which measured layer sizes are looked up ("" for none)."""
         return self.slug if self.shipped else ""
+
+    @property
+    def indexer_layers(self) -> int:
+        """Layers that run (and cache the keys of) their own sparse-attention indexer."""
+        return self.num_layers - self.shared_indexer_layers if self.attention.index_topk else 0
+
+    @property
+    def indexer_key_share(self) -> float:
+        """The share of a token's cache bytes that are indexer keys: d_I in each indexer
+        layer, of the latent and rope key in every layer and those keys."""
+        att = self.attention
+        keys = self.indexer_layers * att.index_head_dim
+        return keys / (self.num_layers * (att.cache_width - att.index_head_dim) + keys)
 
     @property
     def full_layers(self) -> int:
@@ -196,11 +207,9 @@ class ModelShape:
         cached position whole."""
         if not (sparse and self.attention.index_topk):
             return self.attended_positions(context)
-        share = self.attention.latent_share
+        keys = self.indexer_key_share
         topk = min(float(context), float(self.attention.index_topk))
-        return share * self.attended_positions(topk) + (1 - share) * self.attended_positions(
-            context
-        )
+        return (1 - keys) * self.attended_positions(topk) + keys * self.attended_positions(context)
 
     def attention_positions(self, context: float, *, sparse: bool) -> float:
         """`score_positions` of the attention itself: at most `index_topk` positions where
@@ -365,6 +374,37 @@ def _indexer(config: Mapping[str, object], *, path: str) -> tuple[int, int, int]
     )
 
 
+INDEXER_TYPES = ("full", "shared")
+
+
+def _shared_indexer_layers(config: Mapping[str, object], num_layers: int, *, path: str) -> int:
+    """How many layers reuse an earlier layer's indexer choice: those `indexer_types` marks
+    "shared" (GLM-5.2); a config that says layers share one (`index_topk_freq`) without
+    listing which is refused."""
+    types = config.get("indexer_types")
+    if types is None:
+        if config.get("index_topk_freq") not in (None, 1):
+            raise EngineInputError(
+                field=f"{path}.indexer_types",
+                message="is required when index_topk_freq makes layers share an indexer",
+            )
+        return 0
+    if (
+        not isinstance(types, list)
+        or len(types) != num_layers
+        or any(kind not in INDEXER_TYPES for kind in types)
+    ):
+        raise EngineInputError(
+            field=f"{path}.indexer_types",
+            message=f"must list {num_layers} of {list(INDEXER_TYPES)} (one per layer)",
+        )
+    if types[0] != "full":
+        raise EngineInputError(
+            field=f"{path}.indexer_types", message="the first layer must run its own indexer"
+        )
+    return sum(1 for kind in types if kind == "shared")
+
+
 def _full_attention(
     config: Mapping[str, object], attention: AttentionShape, *, path: str
 ) -> AttentionShape | None:
@@ -428,8 +468,6 @@ LLAMA4_NO_ROPE_INTERVAL = 4
 UNSUPPORTED_KEYS: dict[str, str] = {
     "hybrid_override_pattern": "Mamba-2 layers between the attention layers (Nemotron-H)",
     "layers_block_type": "Mamba layers between the attention layers (Zamba2)",
-    "index_topk_freq": "an indexer whose choice of tokens later layers share (GLM-5.2's "
-    "`indexer_types`)",
     "compress_ratios": "compressed attention layers (DeepSeek V4)",
     "hidden_size_per_layer_input": "per-layer input embeddings (Gemma 4 E2B, E4B)",
     "num_kv_shared_layers": "layers that reuse an earlier layer's KV cache (Gemma 4 E2B, E4B)",
@@ -690,5 +728,6 @@ def parse_model_config(
         linear_layers=_linear_layers(config, num_layers, path=path),
         linear_attention=_linear_attention(config, path=path),
         full_attention=_full_attention(config, attention, path=path),
+        shared_indexer_layers=_shared_indexer_layers(config, num_layers, path=path),
         trained_context=_opt_int(config, "max_position_embeddings", 0, path=path) or None,
     )

@@ -131,6 +131,8 @@ def model_attention_params(model: ModelShape) -> int:
     )
     if model.full_attention is not None:
         softmax += own_shape * attention_params(model.full_attention, model.hidden_size)
+    # layers that share an earlier layer's indexer choice have no indexer weights
+    softmax -= model.shared_indexer_layers * indexer_params(model.attention, model.hidden_size)
     if model.linear_attention is None:
         return softmax
     return softmax + model.linear_layers * linear_attention_params(

@@ -174,7 +174,9 @@ def kv_cache(x: ShareStep) -> Cost:
         kv_bytes=inputs.kv_bytes_per_token * positions,
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
         # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
-        cache_flops=float(layers * (per_position * attended + indexer * scored)),
+        cache_flops=float(
+            layers * per_position * attended + model.indexer_layers * indexer * scored
+        ),
     )
 
 

@@ -35,7 +35,10 @@ def kv_bytes_per_token(model: ModelShape, cache_type: str = DEFAULT_KV_CACHE_TYP
             field="workload.kv_cache_type", message=f"unknown cache type; known: {known}"
         )
     per_layer = model.attention.cache_width
-    return model.num_layers * per_layer * KV_CACHE_BYTES_PER_ELEMENT[cache_type]
+    # layers sharing an earlier layer's indexer choice cache no indexer key
+    shared_keys = model.shared_indexer_layers * model.attention.index_head_dim
+    elements = model.num_layers * per_layer - shared_keys
+    return elements * KV_CACHE_BYTES_PER_ELEMENT[cache_type]
 
 
 def max_context(

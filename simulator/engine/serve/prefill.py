@@ -170,7 +170,9 @@ def causal_attention(x: PrefillInputs) -> Cost:
     attended = model.attention_pairs(x.depth, x.tokens, sparse=x.sparse_attention)
     per_pair = score_flops_per_token_per_position(model.attention)
     indexer = indexer_flops_per_position(model.attention)
-    flops = x.placement.parts.num_layers * (per_pair * attended + indexer * pairs)
+    flops = (
+        x.placement.parts.num_layers * per_pair * attended + model.indexer_layers * indexer * pairs
+    )
     return Cost(attention_flops=flops)
 
 

@@ -171,7 +171,6 @@ PLAIN = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
     ("key", "value"),
     [
         ("hybrid_override_pattern", "MEM*"),
-        ("index_topk_freq", 4),
         ("compress_ratios", [0, 4, 128, 4]),
         ("hidden_size_per_layer_input", 256),
     ],

@@ -4,6 +4,9 @@ sparse (vLLM, SGLang, TensorRT-LLM); llama.cpp masks a dense attention instead. 
 is derived here from GLM-5's config.json quantities and compared with what the engine
 computes."""
 
+import json
+from importlib import resources
+
 import pytest
 
 from simulator.engine import EngineInputError, SimulationRequest
@@ -19,6 +22,7 @@ from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.prefill import PREFILL_RULES, PrefillInputs
 from simulator.engine.serve.workload import InferWorkload
+from simulator.engine.version import ENGINE_PACKAGE
 
 # zai-org/GLM-5 config.json (ai-dynamo/aiconfigurator@095f58a5, zai-org--GLM-5_config.json).
 HIDDEN, LAYERS, HEADS, Q_LORA = 6144, 78, 64, 2048
@@ -135,3 +139,46 @@ def test_an_indexer_over_gqa_attention_is_refused_naming_index_topk() -> None:
         parse_model_config(plain | {"index_topk": 2048}, slug="gqa-dsa")
     assert error.value.field == "model.config.index_topk"
     assert "MLA" in error.value.message
+
+
+def test_glm_5_2s_shared_layers_have_no_indexer_and_cache_no_indexer_key() -> None:
+    # zai-org/GLM-5.2 config.json: `indexer_types` "full" at layers 0-2 and every 4th from
+    # 6 to 74 (21), "shared" elsewhere (57); every other shape key is GLM-5's
+    glm_5, glm_5_2 = load_model("glm-5"), load_model("glm-5.2")
+    shared = 57
+    assert (glm_5_2.shared_indexer_layers, glm_5_2.indexer_layers) == (shared, LAYERS - shared)
+
+    per_layer = indexer_params(glm_5.attention, HIDDEN)
+    assert model_params(glm_5) - model_params(glm_5_2) == shared * per_layer
+    latent = KV_LORA + ROPE
+    assert kv_bytes_per_token(glm_5_2) == (LAYERS * latent + (LAYERS - shared) * INDEX_DIM) * F16
+
+
+def test_glm_5_2s_sparse_decode_scores_and_reads_keys_in_its_indexer_layers_only() -> None:
+    glm = load_model("glm-5.2")
+    placement = place(model_parts(glm), weight_scheme("Q4_K_M"), "gpu")
+    context = 32_768
+    inputs = DecodeInputs(
+        placement=placement, model=glm, kv_bytes_per_token=kv_bytes_per_token(glm),
+        context=context, batch=1, sparse_attention=True,
+    )  # fmt: skip
+    cost = DECODE_RULES.breakdown(ShareStep(share=placement.shares[0], inputs=inputs))["kv_cache"]
+
+    indexer_layers = LAYERS - 57
+    latent = KV_LORA + ROPE
+    expected_bytes = F16 * (LAYERS * latent * TOP_K + indexer_layers * INDEX_DIM * context)
+    assert cost.kv_bytes == pytest.approx(expected_bytes)
+    attention = 2 * HEADS * (2 * KV_LORA + ROPE)
+    indexer = 2 * INDEX_HEADS * INDEX_DIM
+    assert cost.cache_flops == pytest.approx(
+        LAYERS * attention * TOP_K + indexer_layers * indexer * context
+    )
+
+
+def test_an_indexer_shared_across_layers_needs_its_list_of_layers() -> None:
+    shipped = resources.files(ENGINE_PACKAGE).joinpath("data/models/glm-5.2.json")
+    config = json.loads(shipped.read_text("utf-8"))
+    del config["indexer_types"]
+    with pytest.raises(EngineInputError) as error:
+        parse_model_config(config, slug="glm-5.2-without-types")
+    assert error.value.field == "model.config.indexer_types"

@@ -47,7 +47,6 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
     [
         ("DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)", "compress_ratios"),
         ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
-        ("GLM-5.2", "indexer_types"),
         ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
         ("IBM Granite 4.0-H Small (hybrid Mamba MoE)", "mamba_d_state"),
     ],
@@ -106,6 +105,7 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("GLM-5", "glm-5"),
         ("GLM-5.1", "glm-5"),
         ("zai-org/GLM-5.1-FP8", "glm-5"),
+        ("GLM-5.2 (743B MoE, 39B active)", "glm-5.2"),
     ],
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
