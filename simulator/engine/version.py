@@ -37,7 +37,9 @@
 # 1.15: DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the indexer's keys in the cache and
 # its scores over every cached token; vLLM, SGLang and TensorRT-LLM read the latent of the
 # top-k tokens only, llama.cpp every token (a request may say which); GLM-5.2's layers that
-# share an indexer; shipped configs for GLM-5, GLM-5.2 and DeepSeek-V3.2.
+# share an indexer; DeepSeek V4's compressed attention (window, CSA and HCA layers,
+# hyper-connections); a GGUF file type read at its stated file size; shipped configs for
+# GLM-5, GLM-5.2, DeepSeek-V3.2 and DeepSeek-V4 Flash and Pro.
 
 ENGINE_VERSION = "1.15.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

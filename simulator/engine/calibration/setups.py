@@ -277,6 +277,8 @@ MODEL_ALIASES: dict[str, str] = {
     "glm 5": "glm-5",
     "glm 5.1": "glm-5",
     "glm 5.2": "glm-5.2",
+    "deepseek v4 flash": "deepseek-v4-flash",
+    "deepseek v4 pro": "deepseek-v4-pro",
     # First-generation Qwen; the -Chat checkpoints ("qwen-7b-chat", "qwen-1_8b-chat") are
     # fine-tunes of the base model's shape, and their names hold these aliases
     "qwen 7b": "qwen-7b",
@@ -296,6 +298,9 @@ SIZED_ALIASES: dict[str, tuple[str, ...]] = {
     # in a test, find_string id 60488407499, against aiconfigurator's M2.5, compared
     # 2026-12-06); its REAP prunes keep the name too
     "minimax m2": ("minimax-m2.5",),
+    # llama.cpp names DeepSeek V4's architecture deepseek4 (llama-bench: "deepseek4 284.33B")
+    "deepseek v4": ("deepseek-v4-flash", "deepseek-v4-pro"),
+    "deepseek4": ("deepseek-v4-flash", "deepseek-v4-pro"),
 }
 # Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
 PARAMS_MATCH_RTOL = 0.01
@@ -368,13 +373,6 @@ DEFAULT_LORA_RANK = 16  # a row that states no rank: PEFT examples' and Unsloth'
 # https://github.com/ai-dynamo/aiconfigurator/tree/095f58a51c4ca8e61b66ec108d86f223f8d559ce/aic-core/src/aiconfigurator_core/model_configs
 # (files named <owner>--<repo>_config.json), each noted below.
 UNMODELED_ARCHITECTURES: tuple[tuple[str, str], ...] = (
-    (
-        # deepseek-ai--DeepSeek-V4-Flash; llama.cpp names the architecture deepseek4
-        r"\bdeepseek ?v4\b|\bdeepseek4\b",
-        "DeepSeek V4 (model_type deepseek_v4): config.json's per-layer `compress_ratios` "
-        "(compressed sparse attention with an `index_topk` indexer), `o_lora_rank` output "
-        "projection and `hc_mult` hyper-connections have no cost rule in the engine",
-    ),
     (
         # nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
         r"\bnemotron 3 nano\b",
@@ -977,10 +975,19 @@ MIX_NAMES_AS_TYPE = (  # matched against its first word, the type's name
 )
 
 
+# llama.cpp's file types (GGUF ftypes: Q4_K_M, IQ3_XXS, ...) name a recipe that mixes tensor
+# types (token embeddings, attention and some FFN tensors at other bits), so a GGUF file's
+# bytes are its stated size, not its type's nominal bits per weight times the parameters.
+GGUF_TYPE = re.compile(r"^(?:I?Q\d|TQ\d)", re.IGNORECASE)
+
+
 def _mix_base(quant: str) -> str | None:
-    """The base type of an unpublished mix's name; None for a published type."""
+    """The base type of an unpublished mix's name; None for a published type. A GGUF file
+    type with the file's size stated is read as a mix of its type, scaled to that size."""
     first = quant.split()[0].strip() if quant.split() else ""
     if first.upper() in PUBLISHED_TYPES:
+        if GGUF_TYPE.match(first) and FILE_SIZE.search(quant):
+            return first
         return None
     searches = [(pattern, quant) for pattern in MIX_NAMES_IN_TEXT]
     searches += [(pattern, first) for pattern in MIX_NAMES_AS_TYPE]

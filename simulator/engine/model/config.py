@@ -27,6 +27,17 @@ LINEAR_LAYER_TYPE = "linear_attention"
 GATED_ATTENTION_MODEL_TYPES = frozenset({"qwen3_next"})
 
 
+# DeepSeek V4's attention (model_type deepseek_v4; DeepSeek-V4 technical report, "Hybrid
+# attention"): every layer attends to a sliding window of its last `sliding_window` tokens,
+# one KV head whose keys double as values; a compressed-sparse (CSA) layer also keeps one
+# compressed entry per `CSA_RATIO` tokens, of which an indexer picks `index_topk`, and a
+# heavily compressed (HCA) layer one per `HCA_RATIO` tokens, all of them attended.
+CSA = "csa"
+DEEPSEEK_V4_MODEL_TYPE = "deepseek_v4"
+CSA_RATIO = 4
+HCA_RATIO = 128
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AttentionShape:
     """Attention block of one layer. `kind` is "gqa" (incl. MHA) or "mla" (DeepSeek latent)."""
@@ -54,14 +65,20 @@ class AttentionShape:
     index_heads: int = 0
     index_head_dim: int = 0
     index_topk: int = 0
+    # DeepSeek V4's grouped low-rank output projection (config.json `o_groups`, `o_lora_rank`):
+    # the heads' outputs in `o_groups` groups, each projected to `o_lora_rank`, then to h.
+    o_groups: int = 0
+    o_lora_rank: int = 0
 
     @property
     def cache_width(self) -> int:
         """Elements one token adds to this layer's cache (GQA: keys and values of every KV
         head; MLA: the latent and the shared rope key, and the indexer's key where it has
-        one)."""
+        one; DeepSeek V4's compressed attention: its one KV head, keys doubling as values)."""
         if self.kind == "mla":
             return self.kv_lora_rank + self.qk_rope_head_dim + self.index_head_dim
+        if self.kind == CSA:
+            return self.num_kv_heads * self.head_dim
         return 2 * self.num_kv_heads * self.head_dim
 
     @property
@@ -135,6 +152,13 @@ class ModelShape:
     # indexer of their own (GLM-5.2: config.json `indexer_types` "shared"; 0: every layer of
     # an indexed model runs one).
     shared_indexer_layers: int = 0
+    # DeepSeek V4: layers whose compressor keeps one entry per CSA_RATIO tokens (with an
+    # indexer over them) and per HCA_RATIO tokens; their sliding window is `sliding_window`
+    # in `sliding_layers` (all layers). Hyper-connections keep `hc_mult` copies of the
+    # residual stream (config.json `hc_mult`; 0: a plain residual).
+    csa_layers: int = 0
+    hca_layers: int = 0
+    hc_mult: int = 0
     # The longest context the model was configured for (config.json max_position_embeddings);
     # None when the config does not say.
     trained_context: int | None = None
@@ -153,8 +177,30 @@ class ModelShape:
 
     @property
     def indexer_layers(self) -> int:
-        """Layers that run (and cache the keys of) their own sparse-attention indexer."""
-        return self.num_layers - self.shared_indexer_layers if self.attention.index_topk else 0
+        """Layers that run (and cache the keys of) their own sparse-attention indexer: a
+        DeepSeek sparse-attention model's all but those sharing one, DeepSeek V4's CSA
+        layers."""
+        if not self.attention.index_topk:
+            return 0
+        if self.attention.kind == CSA:
+            return self.csa_layers
+        return self.num_layers - self.shared_indexer_layers
+
+    def indexer_positions(self, context: float) -> float:
+        """Σ over layers of the cached entries an indexer scores for one query: every cached
+        token in a DeepSeek sparse-attention layer, every compressed entry in a CSA layer."""
+        if self.attention.kind == CSA:
+            return self.csa_layers * float(context) / CSA_RATIO
+        return self.indexer_layers * float(context)
+
+    def indexer_pairs(self, depth: int, tokens: int) -> float:
+        """Σ over layers of the query–entry pairs an indexer scores in a causal prompt of
+        `tokens` after `depth` cached ones (P·D + P(P+1)/2 a layer, a CSA layer's over
+        entries CSA_RATIO tokens each)."""
+        causal = tokens * depth + tokens * (tokens + 1) / 2
+        if self.attention.kind == CSA:
+            return self.csa_layers * causal / CSA_RATIO
+        return self.indexer_layers * causal
 
     @property
     def indexer_key_share(self) -> float:
@@ -184,6 +230,27 @@ class ModelShape:
             return 1.0
         return self.full_attention.score_width / self.attention.score_width
 
+    def _compressed_positions(self, context: float, *, reads: bool, sparse: bool) -> float:
+        """DeepSeek V4's compressed entries at `context` tokens, summed over its CSA and HCA
+        layers, in units of a window position (one KV head wide): what is kept (the CSA
+        layers' indexer keys too), or with `reads` what one query reads (where sparse kernels
+        run the indexer's choice, a CSA layer's attention reads at most `index_topk`
+        entries; its indexer reads every entry's key)."""
+        if self.attention.kind != CSA:
+            return 0.0
+        att = self.attention
+        csa_entries = float(context) / CSA_RATIO
+        attended = min(csa_entries, float(att.index_topk)) if reads and sparse else csa_entries
+        keys = csa_entries * att.index_head_dim / att.cache_width
+        hca = self.hca_layers * float(context) / HCA_RATIO
+        return self.csa_layers * (attended + keys) + hca
+
+    @property
+    def compressed_growth(self) -> float:
+        """DeepSeek V4's compressed entries one more token of context keeps, summed over its
+        layers, in window positions (0 for other models)."""
+        return self._compressed_positions(1.0, reads=False, sparse=False)
+
     def attended_positions(self, context: float) -> float:
         """Mean over layers of the cached positions one sequence keeps (and one query reads)
         at `context` tokens, in units of an `attention` layer's cache width: all of them in a
@@ -192,7 +259,8 @@ class ModelShape:
         read to its length: an upper bound that is exact up to the first chunk boundary),
         none in a linear-attention layer (its state is counted apart:
         `recurrent_state_bytes`)."""
-        return self._mean_positions(context, self.full_cache_ratio)
+        compressed = self._compressed_positions(context, reads=False, sparse=False)
+        return self._mean_positions(context, self.full_cache_ratio) + compressed / self.num_layers
 
     def score_positions(self, context: float) -> float:
         """`attended_positions` weighted by attention FLOPs per position instead of cache
@@ -205,6 +273,9 @@ class ModelShape:
         attention reads the latent of at most `index_topk` tokens and the indexer the keys of
         all of them; otherwise (no indexer, or a runtime that masks a dense attention) every
         cached position whole."""
+        if self.attention.kind == CSA:
+            compressed = self._compressed_positions(context, reads=True, sparse=sparse)
+            return self._mean_positions(context, 1.0) + compressed / self.num_layers
         if not (sparse and self.attention.index_topk):
             return self.attended_positions(context)
         keys = self.indexer_key_share
@@ -213,7 +284,14 @@ class ModelShape:
 
     def attention_positions(self, context: float, *, sparse: bool) -> float:
         """`score_positions` of the attention itself: at most `index_topk` positions where
-        sparse kernels run the indexer's choice (`read_positions`)."""
+        sparse kernels run the indexer's choice (`read_positions`); DeepSeek V4's window and
+        the compressed entries it attends to."""
+        if self.attention.kind == CSA:
+            att = self.attention
+            csa_entries = float(context) / CSA_RATIO
+            attended = min(csa_entries, float(att.index_topk)) if sparse else csa_entries
+            compressed = self.csa_layers * attended + self.hca_layers * context / HCA_RATIO
+            return self._mean_positions(context, 1.0) + compressed / self.num_layers
         if sparse and self.attention.index_topk:
             context = min(float(context), float(self.attention.index_topk))
         return self.score_positions(context)
@@ -247,6 +325,8 @@ class ModelShape:
         if self.chunked_layers:
             chunk = self.attention_chunk
             chunked_pairs = _chunked_pairs(depth + tokens, chunk) - _chunked_pairs(depth, chunk)
+        if self.attention.kind == CSA:
+            return self._window_and_compressed_pairs(depth, tokens, sparse=False)
         return (
             self.full_layers * full_pairs
             + self.sliding_layers * sliding_pairs
@@ -258,10 +338,27 @@ class ModelShape:
         sparse-attention indexer's choice, each query reads at most `index_topk` keys, Σ over
         p of min(p, k) (every layer of such a model attends to the whole context)."""
         topk = self.attention.index_topk
+        if self.attention.kind == CSA:
+            return self._window_and_compressed_pairs(depth, tokens, sparse=sparse)
         if not (sparse and topk):
             return self.attended_pairs(depth, tokens)
         pairs = self.full_score_ratio * _window_pairs(depth, tokens, topk)
         return self.full_layers * pairs / self.num_layers
+
+    def _window_and_compressed_pairs(self, depth: int, tokens: int, *, sparse: bool) -> float:
+        """DeepSeek V4's prompt pairs, mean over layers: every layer's window, a CSA layer's
+        compressed entries (one per CSA_RATIO positions, at most `index_topk` per query
+        where sparse kernels run the indexer's choice: Σ_p min(p/r, k) = Σ_p min(p, r·k)/r)
+        and an HCA layer's (one per HCA_RATIO positions)."""
+        causal = tokens * depth + tokens * (tokens + 1) / 2
+        window = self.sliding_layers * _window_pairs(depth, tokens, self.sliding_window)
+        if sparse:
+            reach = CSA_RATIO * self.attention.index_topk
+            csa = _window_pairs(depth, tokens, reach) / CSA_RATIO
+        else:
+            csa = causal / CSA_RATIO
+        compressed = self.csa_layers * csa + self.hca_layers * causal / HCA_RATIO
+        return (window + compressed) / self.num_layers
 
     @property
     def recurrent_state_bytes(self) -> float:
@@ -321,7 +418,57 @@ def _opt_int(
     return _int(config, key, path=path, minimum=minimum)
 
 
+def _compressed_attention(config: Mapping[str, object], *, path: str) -> AttentionShape:
+    """DeepSeek V4's attention (transformers' DeepseekV4Attention): q through a low-rank
+    latent to `num_attention_heads` heads `head_dim` wide, one KV head (`wkv`), the grouped
+    low-rank output projection, and the CSA layers' indexer."""
+    index_heads, index_head_dim, index_topk = _indexer(config, path=path)
+    return AttentionShape(
+        kind=CSA,
+        num_heads=_int(config, "num_attention_heads", path=path),
+        num_kv_heads=_opt_int(config, "num_key_value_heads", 1, path=path, minimum=1),
+        head_dim=_int(config, "head_dim", path=path),
+        q_lora_rank=_int(config, "q_lora_rank", path=path),
+        qk_rope_head_dim=_int(config, "qk_rope_head_dim", path=path),
+        index_heads=index_heads,
+        index_head_dim=index_head_dim,
+        index_topk=index_topk,
+        o_groups=_int(config, "o_groups", path=path),
+        o_lora_rank=_int(config, "o_lora_rank", path=path),
+    )
+
+
+def _compressed_layers(
+    config: Mapping[str, object], num_layers: int, *, path: str
+) -> tuple[int, int]:
+    """(CSA layers, HCA layers) of DeepSeek V4's `compress_ratios` (one per layer, the MTP
+    layers' after them): ratio CSA_RATIO, HCA_RATIO, or 0 for a layer with its window only."""
+    ratios = config.get("compress_ratios")
+    if ratios is None:
+        return 0, 0
+    if config.get("model_type") != DEEPSEEK_V4_MODEL_TYPE:
+        raise EngineInputError(
+            field=f"{path}.compress_ratios",
+            message="describes compressed attention layers, which the engine models for "
+            f"DeepSeek V4 (model_type {DEEPSEEK_V4_MODEL_TYPE}) only",
+        )
+    allowed = (0, CSA_RATIO, HCA_RATIO)
+    if (
+        not isinstance(ratios, list)
+        or len(ratios) < num_layers
+        or any(ratio not in allowed for ratio in ratios[:num_layers])
+    ):
+        raise EngineInputError(
+            field=f"{path}.compress_ratios",
+            message=f"must give each of the {num_layers} layers one of {list(allowed)}",
+        )
+    main = ratios[:num_layers]
+    return main.count(CSA_RATIO), main.count(HCA_RATIO)
+
+
 def _attention(config: Mapping[str, object], hidden: int, *, path: str) -> AttentionShape:
+    if config.get("model_type") == DEEPSEEK_V4_MODEL_TYPE:
+        return _compressed_attention(config, path=path)
     heads = _int(config, "num_attention_heads", path=path)
     kv_heads = _opt_int(config, "num_key_value_heads", heads, path=path, minimum=1)
     if config.get("kv_lora_rank") is not None:
@@ -468,7 +615,6 @@ LLAMA4_NO_ROPE_INTERVAL = 4
 UNSUPPORTED_KEYS: dict[str, str] = {
     "hybrid_override_pattern": "Mamba-2 layers between the attention layers (Nemotron-H)",
     "layers_block_type": "Mamba layers between the attention layers (Zamba2)",
-    "compress_ratios": "compressed attention layers (DeepSeek V4)",
     "hidden_size_per_layer_input": "per-layer input embeddings (Gemma 4 E2B, E4B)",
     "num_kv_shared_layers": "layers that reuse an earlier layer's KV cache (Gemma 4 E2B, E4B)",
     "use_double_wide_mlp": "MLPs twice as wide in the KV-sharing layers (Gemma 4 E2B, E4B)",
@@ -683,7 +829,11 @@ def parse_model_config(
         dense_first = _interleaved_dense_layers(config, num_layers, path=path)
     else:
         dense_first = _dense_first_layers(config, num_layers, path=path) if experts else 0
-    needs_dense = not experts or dense_first > 0 or shared_count > 0
+    # a dense MLP's width: for the dense layers, and as the shared experts' where a config
+    # gives one (DeepSeek V4, with neither, has its shared expert moe_intermediate_size wide)
+    needs_dense = (
+        not experts or dense_first > 0 or (shared_count > 0 and "intermediate_size" in config)
+    )
     dense_key = "intermediate_size_mlp" if llama4 and dense_first else "intermediate_size"
     dense_width = _int(config, dense_key, path=path) if needs_dense else 0
     if config.get("model_type") == QWEN1_MODEL_TYPE:
@@ -703,6 +853,7 @@ def parse_model_config(
         shared_count = 1
     per_token_key = "top_k_experts" if config.get("top_k_experts") else "num_experts_per_tok"
     attention = _attention(config, hidden, path=path)
+    compressed = _compressed_layers(config, num_layers, path=path)
     card = config.get("_card_params_b")
     return ModelShape(
         slug=slug,
@@ -729,5 +880,8 @@ def parse_model_config(
         linear_attention=_linear_attention(config, path=path),
         full_attention=_full_attention(config, attention, path=path),
         shared_indexer_layers=_shared_indexer_layers(config, num_layers, path=path),
+        csa_layers=compressed[0],
+        hca_layers=compressed[1],
+        hc_mult=_opt_int(config, "hc_mult", 0, path=path),
         trained_context=_opt_int(config, "max_position_embeddings", 0, path=path) or None,
     )

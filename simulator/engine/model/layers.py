@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simulator.engine.model.config import AttentionShape, LinearAttentionShape, ModelShape
+from simulator.engine.model.config import (
+    CSA,
+    CSA_RATIO,
+    HCA_RATIO,
+    AttentionShape,
+    LinearAttentionShape,
+    ModelShape,
+)
 
 GATED_MLP_MATRICES = 3  # gate, up and down projections of a SwiGLU MLP
 
@@ -79,6 +86,8 @@ def attention_params(att: AttentionShape, hidden: int) -> int:
         kv_up = att.kv_lora_rank * att.num_heads * (att.qk_nope_head_dim + att.v_head_dim)
         out = att.num_heads * att.v_head_dim * hidden
         return q + kv_down + kv_up + out + indexer_params(att, hidden)
+    if att.kind == CSA:
+        return compressed_attention_params(att, hidden)
     q_width = att.num_heads * att.head_dim
     q_out = 2 * q_width if att.output_gate else q_width  # gated attention: query and gate
     kv_projections = 1 if att.shared_kv_projection else 2  # keys as values: no v_proj
@@ -87,6 +96,57 @@ def attention_params(att: AttentionShape, hidden: int) -> int:
         + kv_projections * hidden * att.num_kv_heads * att.head_dim
         + (q_width * hidden)
     )
+
+
+def compressed_attention_params(att: AttentionShape, hidden: int) -> int:
+    """DeepSeek V4's attention in every layer (its reference inference/model.py, class
+    Attention, as the ports quoted in docs/model.md transcribe it): `wq_a` h × q_lora and its
+    norm, `wq_b` q_lora × heads·d, `wkv` h × d (one KV head) and its norm, the grouped output
+    projection `wo_a` (heads·d / g) × g·o_lora and `wo_b` g·o_lora × h, and one attention
+    sink per head."""
+    heads_width = att.num_heads * att.head_dim
+    q = hidden * att.q_lora_rank + att.q_lora_rank + att.q_lora_rank * heads_width
+    kv = hidden * att.head_dim + att.head_dim
+    out = (heads_width // att.o_groups) * att.o_groups * att.o_lora_rank
+    out += att.o_groups * att.o_lora_rank * hidden
+    return q + kv + out + att.num_heads
+
+
+def compressor_params(hidden: int, width: int, ratio: int) -> int:
+    """One compressor (class Compressor): `wkv` and `wgate` h × c·w, a learned position
+    embedding `ape` ratio × c·w and a norm w, c = 2 where consecutive groups overlap (ratio
+    CSA_RATIO) and 1 otherwise."""
+    coff = 2 if ratio == CSA_RATIO else 1
+    return 2 * hidden * coff * width + ratio * coff * width + width
+
+
+def compressed_layers_params(model: ModelShape) -> int:
+    """What DeepSeek V4's compressed layers add to their attention: each CSA layer a
+    compressor of its KV (`head_dim` wide) and an indexer (`wq_b` q_lora × heads·d_I,
+    `weights_proj` h × heads and a compressor of its keys, d_I wide); each HCA layer a
+    compressor of its KV."""
+    att, hidden = model.attention, model.hidden_size
+    indexer = att.q_lora_rank * att.index_heads * att.index_head_dim + hidden * att.index_heads
+    indexer += compressor_params(hidden, att.index_head_dim, CSA_RATIO)
+    csa = compressor_params(hidden, att.head_dim, CSA_RATIO) + indexer
+    hca = compressor_params(hidden, att.head_dim, HCA_RATIO)
+    return model.csa_layers * csa + model.hca_layers * hca
+
+
+HC_SCALES = 3  # hc_scale: the pre, post and combination mixes' scales
+
+
+def hyper_connection_params(model: ModelShape) -> int:
+    """Hyper-connections (hc_mult copies of the residual stream, DeepSeek V4's class Block):
+    before the attention and before the MoE, `hc_fn` mix × hc·h, `hc_base` mix and
+    `hc_scale` 3, mix = (2 + hc)·hc; after the last layer `hc_head_fn` hc × hc·h, its base hc
+    and scale 1."""
+    hc = model.hc_mult
+    if not hc:
+        return 0
+    mix, width = (2 + hc) * hc, hc * model.hidden_size
+    per_layer = 2 * (mix * width + mix + HC_SCALES)
+    return model.num_layers * per_layer + hc * width + hc + 1
 
 
 def indexer_params(att: AttentionShape, hidden: int) -> int:
@@ -133,6 +193,8 @@ def model_attention_params(model: ModelShape) -> int:
         softmax += own_shape * attention_params(model.full_attention, model.hidden_size)
     # layers that share an earlier layer's indexer choice have no indexer weights
     softmax -= model.shared_indexer_layers * indexer_params(model.attention, model.hidden_size)
+    # DeepSeek V4: its compressors and indexers, and the hyper-connections' mixing weights
+    softmax += compressed_layers_params(model) + hyper_connection_params(model)
     if model.linear_attention is None:
         return softmax
     return softmax + model.linear_layers * linear_attention_params(

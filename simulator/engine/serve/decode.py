@@ -158,15 +158,15 @@ def routed_experts(x: ShareStep) -> Cost:
 def kv_cache(x: ShareStep) -> Cost:
     """Where the KV cache lives: every cached position a layer attends to read once per
     sequence (a sliding layer at most its window; with a sparse-attention indexer run by
-    sparse kernels, the latent of at most its top-k and the indexer's keys of all), and
-    attention's FLOPs over them, the indexer's scores over every cached position too."""
+    sparse kernels, the latent of at most its top-k and the indexer's keys of all; DeepSeek
+    V4's window and compressed entries), and attention's FLOPs over them, an indexer's
+    scores over every position or entry it ranks too (model.indexer_positions)."""
     inputs = x.inputs
     if x.share.location != inputs.placement.kv_location:
         return ZERO
     model, context, sparse = inputs.model, inputs.context, inputs.sparse_attention
     positions = model.read_positions(context, sparse=sparse) * inputs.batch
     attended = model.attention_positions(context, sparse=sparse) * inputs.batch
-    scored = model.score_positions(context) * inputs.batch
     per_position = decode_attention_flops_per_position(model.attention)
     indexer = indexer_flops_per_position(model.attention)
     layers = inputs.placement.parts.num_layers
@@ -175,7 +175,8 @@ def kv_cache(x: ShareStep) -> Cost:
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
         # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
         cache_flops=float(
-            layers * per_position * attended + model.indexer_layers * indexer * scored
+            layers * per_position * attended
+            + indexer * model.indexer_positions(context) * inputs.batch
         ),
     )
 

@@ -75,6 +75,9 @@ def _tokens_within(layer_positions: float, model: ModelShape) -> float:
     if only bounded layers fill up and they fit."""
     bounded = sorted(model.bounded_layers)
     growing = model.full_layers * model.full_cache_ratio + sum(c for _, c in bounded)
+    # DeepSeek V4's compressed entries grow with the context at their ratio, whatever the
+    # window does: a context of one token keeps compressed_positions(1) of them
+    growing += model.compressed_growth
     filled = 0.0  # the bounded layers that stopped growing: their positions
     for bound, count in bounded:
         if growing == 0:

@@ -166,12 +166,11 @@ def causal_attention(x: PrefillInputs) -> Cost:
     sparse-attention indexer, its scores over all those pairs and, where sparse kernels run
     its choice, the attention over at most its top-k keys per query (model.attention_pairs)."""
     model = x.model
-    pairs = model.attended_pairs(x.depth, x.tokens)
     attended = model.attention_pairs(x.depth, x.tokens, sparse=x.sparse_attention)
     per_pair = score_flops_per_token_per_position(model.attention)
     indexer = indexer_flops_per_position(model.attention)
-    flops = (
-        x.placement.parts.num_layers * per_pair * attended + model.indexer_layers * indexer * pairs
+    flops = x.placement.parts.num_layers * per_pair * attended + indexer * model.indexer_pairs(
+        x.depth, x.tokens
     )
     return Cost(attention_flops=flops)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from simulator.engine.formats.training import QuantFormat
-from simulator.engine.model.config import ModelShape
+from simulator.engine.model.config import CSA, ModelShape
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.train.compute import EagerTraffic
 from simulator.engine.train.memory import MAX_MICRO_BATCH
@@ -37,6 +37,11 @@ def untrainable_reason(model: ModelShape) -> str | None:
         return (
             f"{model.display_name} has {model.linear_layers} linear-attention (Gated DeltaNet) "
             "layers, which the training engine does not model"
+        )
+    if model.attention.kind == CSA:
+        return (
+            f"{model.display_name}'s compressed attention (a sliding window and compressed "
+            "entries, hyper-connections) has no backward pass in the training engine"
         )
     if model.full_attention is not None:
         return (

@@ -45,8 +45,6 @@ def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
 @pytest.mark.parametrize(
     ("name", "config_key"),
     [
-        ("DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)", "compress_ratios"),
-        ("DeepSeek V4 Flash (284B, ~13B active)", "index_topk"),
         ("NVIDIA-Nemotron-3-Nano-30B-A3B", "hybrid_override_pattern"),
         ("IBM Granite 4.0-H Small (hybrid Mamba MoE)", "mamba_d_state"),
     ],
@@ -106,6 +104,8 @@ def test_a_hybrid_architecture_is_not_modeled_with_the_config_keys_that_say_why(
         ("GLM-5.1", "glm-5"),
         ("zai-org/GLM-5.1-FP8", "glm-5"),
         ("GLM-5.2 (743B MoE, 39B active)", "glm-5.2"),
+        ("DeepSeek V4 Flash (284B, ~13B active)", "deepseek-v4-flash"),
+        ("deepseek-ai/DeepSeek-V4-Pro", "deepseek-v4-pro"),
     ],
 )
 def test_the_corpus_names_of_added_models_resolve(name: str, slug: str) -> None:
@@ -212,3 +212,10 @@ def test_a_vulkan_row_on_an_intel_gpu_is_not_modeled_and_on_a_radeon_it_is() -> 
         _row(engine=engine, hardware={"gpu": "Radeon RX 7900 XTX", "gpu_count": 1})
     )
     assert radeon.modeled
+
+
+def test_llama_benchs_deepseek4_label_takes_the_v4_with_the_stated_parameter_count() -> None:
+    # llama.cpp names DeepSeek V4's architecture deepseek4; Flash has 284.33 B parameters
+    row = _row(model="DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)",
+               params_total_b=284.33)  # fmt: skip
+    assert model_slug(row) == "deepseek-v4-flash"

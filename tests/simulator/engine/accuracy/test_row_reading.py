@@ -17,6 +17,7 @@ from simulator.engine.calibration.setups import (
 )
 from simulator.engine.devices import Cpu, Gpu, System, require_device
 from simulator.engine.formats.weights import weight_scheme
+from simulator.engine.serve.file_size import stored_bytes
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.placement import model_parts, place
 from tests.simulator.engine.corpus_rows import corpus_row
@@ -480,3 +481,20 @@ def test_experts_of_two_types_read_as_the_first_scaled_to_the_file() -> None:
     plain = row_setup(_row(model="Qwen3-30B-A3B", quant="IQ4_K_R4"))
     assert isinstance(plain, InferSetup)
     assert setup.request.workload.quant != plain.request.workload.quant  # scaled to 17.57 GiB
+
+
+def test_a_gguf_file_type_with_its_size_stated_reads_as_that_many_bytes() -> None:
+    """llama.cpp's file types mix tensor types (an IQ3_XXS file keeps some tensors at other
+    bits): the bytes read are the file's stated size, not 3.06 bits per weight."""
+    row = _row(
+        model="DeepSeek V4 (deepseek4, 284.33 B params per llama-bench)",
+        params_total_b=284.33,
+        quant="IQ3_XXS (82.87 GiB)",
+        hardware={"gpu": "RTX 4090", "gpu_count": 4},
+    )
+    setup = row_setup(row)
+    assert isinstance(setup, InferSetup)
+    scheme = setup.request.workload.quant
+    model = setup.request.workload.model
+    assert scheme.experts.name == "IQ3_XXS"
+    assert stored_bytes(model_parts(model), scheme) == pytest.approx(82.87 * 2**30)
