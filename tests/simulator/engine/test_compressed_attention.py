@@ -12,10 +12,10 @@ from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.io.train_request import parse_train_workload
 from simulator.engine.model.layers import model_params
 from simulator.engine.model.registry import load_model
-from simulator.engine.serve.decode import DECODE_RULES, DecodeInputs, ShareStep
 from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.prefill import PREFILL_RULES, PrefillInputs
+from tests.simulator.engine.kv_cache_costs import decode_kv_cache
 
 # deepseek-ai/DeepSeek-V4-Flash config.json (ai-dynamo/aiconfigurator@095f58a5)
 H, LAYERS, HEADS, HEAD_DIM, Q_LORA, ROPE = 4096, 43, 64, 512, 1024, 64
@@ -75,13 +75,7 @@ def test_the_cache_keeps_the_window_and_the_compressed_entries() -> None:
 
 
 def _decode(context: int, *, sparse: bool) -> tuple[float, float]:
-    placement = place(model_parts(FLASH), weight_scheme("Q4_K_M"), "gpu")
-    inputs = DecodeInputs(
-        placement=placement, model=FLASH, kv_bytes_per_token=kv_bytes_per_token(FLASH),
-        context=context, batch=1, sparse_attention=sparse,
-    )  # fmt: skip
-    cost = DECODE_RULES.breakdown(ShareStep(share=placement.shares[0], inputs=inputs))
-    return cost["kv_cache"].kv_bytes, cost["kv_cache"].cache_flops
+    return decode_kv_cache(FLASH, context, sparse=sparse)
 
 
 def test_decode_reads_the_window_the_chosen_csa_entries_their_keys_and_every_hca_entry() -> None:

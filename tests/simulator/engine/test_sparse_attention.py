@@ -16,13 +16,13 @@ from simulator.engine.hardware import GpuSpec, Hardware
 from simulator.engine.model.config import parse_model_config
 from simulator.engine.model.layers import indexer_params, model_params
 from simulator.engine.model.registry import load_model
-from simulator.engine.serve.decode import DECODE_RULES, DecodeInputs, ShareStep
 from simulator.engine.serve.inference import simulate_inference
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.prefill import PREFILL_RULES, PrefillInputs
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.version import ENGINE_PACKAGE
+from tests.simulator.engine.kv_cache_costs import decode_kv_cache
 
 # zai-org/GLM-5 config.json (ai-dynamo/aiconfigurator@095f58a5, zai-org--GLM-5_config.json).
 HIDDEN, LAYERS, HEADS, Q_LORA = 6144, 78, 64, 2048
@@ -56,14 +56,7 @@ def test_the_cache_keeps_the_latent_the_rope_key_and_the_indexers_key() -> None:
 
 
 def _kv_cost(context: int, *, sparse: bool) -> tuple[float, float]:
-    glm = load_model("glm-5")
-    placement = place(model_parts(glm), weight_scheme("Q4_K_M"), "gpu")
-    inputs = DecodeInputs(
-        placement=placement, model=glm, kv_bytes_per_token=kv_bytes_per_token(glm),
-        context=context, batch=1, sparse_attention=sparse,
-    )  # fmt: skip
-    cost = DECODE_RULES.breakdown(ShareStep(share=placement.shares[0], inputs=inputs))
-    return cost["kv_cache"].kv_bytes, cost["kv_cache"].cache_flops
+    return decode_kv_cache(load_model("glm-5"), context, sparse=sparse)
 
 
 def test_sparse_decode_reads_the_latent_of_the_top_k_and_the_indexers_keys_of_all() -> None:
@@ -155,22 +148,16 @@ def test_glm_5_2s_shared_layers_have_no_indexer_and_cache_no_indexer_key() -> No
 
 
 def test_glm_5_2s_sparse_decode_scores_and_reads_keys_in_its_indexer_layers_only() -> None:
-    glm = load_model("glm-5.2")
-    placement = place(model_parts(glm), weight_scheme("Q4_K_M"), "gpu")
     context = 32_768
-    inputs = DecodeInputs(
-        placement=placement, model=glm, kv_bytes_per_token=kv_bytes_per_token(glm),
-        context=context, batch=1, sparse_attention=True,
-    )  # fmt: skip
-    cost = DECODE_RULES.breakdown(ShareStep(share=placement.shares[0], inputs=inputs))["kv_cache"]
+    kv_bytes, cache_flops = decode_kv_cache(load_model("glm-5.2"), context, sparse=True)
 
     indexer_layers = LAYERS - 57
     latent = KV_LORA + ROPE
     expected_bytes = F16 * (LAYERS * latent * TOP_K + indexer_layers * INDEX_DIM * context)
-    assert cost.kv_bytes == pytest.approx(expected_bytes)
+    assert kv_bytes == pytest.approx(expected_bytes)
     attention = 2 * HEADS * (2 * KV_LORA + ROPE)
     indexer = 2 * INDEX_HEADS * INDEX_DIM
-    assert cost.cache_flops == pytest.approx(
+    assert cache_flops == pytest.approx(
         LAYERS * attention * TOP_K + indexer_layers * indexer * context
     )
 

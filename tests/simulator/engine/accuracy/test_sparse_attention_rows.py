@@ -88,13 +88,17 @@ def test_a_cluster_of_machines_is_not_modeled_as_one() -> None:
     assert "cluster of several machines" in prediction.reason
 
 
+MLX_GLM51 = {
+    "engine": "mlx-lm (mlx_lm.benchmark)",
+    "hardware": {"system": "Apple Mac Studio M3 Ultra 512GB"},
+    "model": "GLM-5.1",
+    "category": "inference_apple_silicon",
+}
+
+
 def test_an_mlx_mixed_bit_quant_reads_its_stated_bits_per_weight() -> None:
     setup = _setup(
-        engine="mlx-lm (mlx_lm.benchmark)",
-        hardware={"system": "Apple Mac Studio M3 Ultra 512GB"},
-        model="GLM-5.1",
-        quant="MLX mixed-precision 2.9 bit (2.906 bpw, base memory 251.702 GB)",
-        category="inference_apple_silicon",
+        **MLX_GLM51, quant="MLX mixed-precision 2.9 bit (2.906 bpw, base memory 251.702 GB)"
     )
     glm = load_model("glm-5")
     scheme = setup.request.workload.quant
@@ -105,14 +109,6 @@ def test_an_mlx_mixed_bit_quant_reads_its_stated_bits_per_weight() -> None:
 
 
 def test_a_mixed_bit_mlx_quant_without_its_bits_per_weight_is_not_modeled() -> None:
-    prediction = predict_row(
-        corpus_row(
-            engine="mlx-lm",
-            hardware={"system": "Apple Mac Studio M3 Ultra 512GB"},
-            model="GLM-5.1",
-            quant="MLX mixed-precision 4.5 bit",
-            category="inference_apple_silicon",
-        )
-    )
+    prediction = predict_row(corpus_row(**MLX_GLM51, quant="MLX mixed-precision 4.5 bit"))
     assert not prediction.modeled
     assert "bits per weight" in prediction.reason
