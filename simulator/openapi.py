@@ -162,12 +162,14 @@ INFER_WORKLOAD = {
         "ubatch": _count(MAX_CONTEXT),
         "kv_cache_type": {"type": "string", "enum": list(KV_CACHE_BYTES_PER_ELEMENT)},
         "offload_from_layer": _optional(_count(MAX_LAYER)),
-        "sparse_attention": {
-            "type": ["boolean", "null"],
-            "description": "whether a sparse-attention model (DeepSeek-V3.2, GLM-5) reads "
-            "only its indexer's top-k cached tokens; null: the runtime's kernels decide "
-            "(vLLM, SGLang, TensorRT-LLM yes; llama.cpp no)",
-        },
+        "sparse_attention": _optional(
+            {
+                "type": "boolean",
+                "description": "whether a sparse-attention model (DeepSeek-V3.2, GLM-5) reads "
+                "only its indexer's top-k cached tokens; absent or null: the runtime's "
+                "kernels decide (vLLM, SGLang, TensorRT-LLM yes; llama.cpp no)",
+            }
+        ),
     },
 }
 INFER_GPU = {
