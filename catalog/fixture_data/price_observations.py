@@ -130,6 +130,15 @@ def _hugging_face_msrp(
     )  # fmt: skip
 
 
+def _haynes_build_log(part_pk: int, amount: str, shop: str, quote: str) -> SourcedPrice:
+    """What the buyer of HAYNES_BUILD_LOG paid for a new part at `shop`, in US dollars."""
+    return SourcedPrice(
+        part_pk=part_pk, amount=amount, currency="USD", condition="new",
+        vendor=f"{shop} purchase price (a buyer's build log)", region="US",
+        source_url=HAYNES_BUILD_LOG, observed_on=HAYNES_BUILD_LOG_ON, dated=PAGE, quote=quote,
+    )  # fmt: skip
+
+
 PRICE_OBSERVATIONS = [
     # --- GPUs -------------------------------------------------------------------------
     SourcedPrice(
@@ -554,17 +563,12 @@ PRICE_OBSERVATIONS = [
         132, "6400", "mi100", READ_ON_DEC_6, "MI100 AMD GPU ... Memory 32GB ... MSRP $6.4k "
         "Released 2020", maker="AMD",
     ),
-    SourcedPrice(
-        part_pk=221, amount="1400", currency="USD", condition="new",
-        vendor="Amazon purchase price (a buyer's build log)", region="US",
-        source_url=HAYNES_BUILD_LOG, observed_on=HAYNES_BUILD_LOG_ON, dated=PAGE,
-        quote="| AMD Ryzen™ Threadripper™ 7960X | $1400 | 1 | $1400 | Probably the lest "
-        "expensive Threadripper I could find. |",
+    _haynes_build_log(
+        221, "1400", "Amazon", "| AMD Ryzen™ Threadripper™ 7960X | $1400 | 1 | $1400 | "
+        "Probably the lest expensive Threadripper I could find. |",
     ),
-    SourcedPrice(
-        part_pk=322, amount="780", currency="USD", condition="new",
-        vendor="Newegg purchase price (a buyer's build log)", region="US",
-        source_url=HAYNES_BUILD_LOG, observed_on=HAYNES_BUILD_LOG_ON, dated=PAGE,
-        quote="| ASRock TRX50 WS | $780 | 1 | $780 | Could support 3 GPUs + 10Gb NIC |",
+    _haynes_build_log(
+        322, "780", "Newegg",
+        "| ASRock TRX50 WS | $780 | 1 | $780 | Could support 3 GPUs + 10Gb NIC |",
     ),
 ]  # fmt: skip

@@ -230,26 +230,26 @@ class ModelShape:
             return 1.0
         return self.full_attention.score_width / self.attention.score_width
 
-    def _compressed_positions(self, context: float, *, reads: bool, sparse: bool) -> float:
+    def _compressed_positions(self, context: float, *, sparse: bool, keys: bool) -> float:
         """DeepSeek V4's compressed entries at `context` tokens, summed over its CSA and HCA
-        layers, in units of a window position (one KV head wide): what is kept (the CSA
-        layers' indexer keys too), or with `reads` what one query reads (where sparse kernels
-        run the indexer's choice, a CSA layer's attention reads at most `index_topk`
-        entries; its indexer reads every entry's key)."""
+        layers, in units of a window position (one KV head wide): each CSA layer's entries,
+        at most `index_topk` of them where sparse kernels run the indexer's choice (`sparse`),
+        and with `keys` its indexer's key of every entry; each HCA layer's entries, all of
+        them. Kept: keys, not sparse; read: keys, sparse; attended: no keys, sparse."""
         if self.attention.kind != CSA:
             return 0.0
         att = self.attention
         csa_entries = float(context) / CSA_RATIO
-        attended = min(csa_entries, float(att.index_topk)) if reads and sparse else csa_entries
-        keys = csa_entries * att.index_head_dim / att.cache_width
-        hca = self.hca_layers * float(context) / HCA_RATIO
-        return self.csa_layers * (attended + keys) + hca
+        csa = min(csa_entries, float(att.index_topk)) if sparse else csa_entries
+        if keys:
+            csa += csa_entries * att.index_head_dim / att.cache_width
+        return self.csa_layers * csa + self.hca_layers * float(context) / HCA_RATIO
 
     @property
     def compressed_growth(self) -> float:
         """DeepSeek V4's compressed entries one more token of context keeps, summed over its
         layers, in window positions (0 for other models)."""
-        return self._compressed_positions(1.0, reads=False, sparse=False)
+        return self._compressed_positions(1.0, sparse=False, keys=True)
 
     def attended_positions(self, context: float) -> float:
         """Mean over layers of the cached positions one sequence keeps (and one query reads)
@@ -259,7 +259,7 @@ class ModelShape:
         read to its length: an upper bound that is exact up to the first chunk boundary),
         none in a linear-attention layer (its state is counted apart:
         `recurrent_state_bytes`)."""
-        compressed = self._compressed_positions(context, reads=False, sparse=False)
+        compressed = self._compressed_positions(context, sparse=False, keys=True)
         return self._mean_positions(context, self.full_cache_ratio) + compressed / self.num_layers
 
     def score_positions(self, context: float) -> float:
@@ -274,7 +274,7 @@ class ModelShape:
         all of them; otherwise (no indexer, or a runtime that masks a dense attention) every
         cached position whole."""
         if self.attention.kind == CSA:
-            compressed = self._compressed_positions(context, reads=True, sparse=sparse)
+            compressed = self._compressed_positions(context, sparse=sparse, keys=True)
             return self._mean_positions(context, 1.0) + compressed / self.num_layers
         if not (sparse and self.attention.index_topk):
             return self.attended_positions(context)
@@ -287,10 +287,7 @@ class ModelShape:
         sparse kernels run the indexer's choice (`read_positions`); DeepSeek V4's window and
         the compressed entries it attends to."""
         if self.attention.kind == CSA:
-            att = self.attention
-            csa_entries = float(context) / CSA_RATIO
-            attended = min(csa_entries, float(att.index_topk)) if sparse else csa_entries
-            compressed = self.csa_layers * attended + self.hca_layers * context / HCA_RATIO
+            compressed = self._compressed_positions(context, sparse=sparse, keys=False)
             return self._mean_positions(context, 1.0) + compressed / self.num_layers
         if sparse and self.attention.index_topk:
             context = min(float(context), float(self.attention.index_topk))
@@ -337,9 +334,9 @@ class ModelShape:
         """`attended_pairs` of the attention itself: where sparse kernels run a DeepSeek
         sparse-attention indexer's choice, each query reads at most `index_topk` keys, Σ over
         p of min(p, k) (every layer of such a model attends to the whole context)."""
-        topk = self.attention.index_topk
         if self.attention.kind == CSA:
             return self._window_and_compressed_pairs(depth, tokens, sparse=sparse)
+        topk = self.attention.index_topk
         if not (sparse and topk):
             return self.attended_pairs(depth, tokens)
         pairs = self.full_score_ratio * _window_pairs(depth, tokens, topk)
