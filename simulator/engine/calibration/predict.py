@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from simulator.engine.calibration.corpus import MeasurementRow
 from simulator.engine.calibration.efficiency import TRAIN, Efficiency, load_efficiency
@@ -19,8 +20,16 @@ from simulator.engine.calibration.setups import (
     tokens_per_s_scale,
 )
 from simulator.engine.errors import EngineInputError
-from simulator.engine.serve.inference import simulate_inference
+from simulator.engine.serve.inference import (
+    InferenceResult,
+    PlacedWorkload,
+    placed_workload,
+    simulate_inference,
+)
+from simulator.engine.serve.placement import model_parts
+from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.simulate import simulate
+from simulator.engine.workload import TrainRequest
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,8 +63,30 @@ def _setup_runtime(setup: Setup) -> str:
     return setup.runtime
 
 
+# A workload's placement and counts depend on the table only through its two global
+# constants, so the fit, which predicts each row at hundreds of tables, works them out once per
+# (workload, routing pool fraction, expert GEMM half rows). Bounded: a grid over the routing
+# pool makes ~80 entries for each batched MoE decode row.
+@lru_cache(maxsize=16384)
+def _placed(
+    workload: InferWorkload, routing_pool_fraction: float, expert_gemm_half_rows: float
+) -> PlacedWorkload:
+    return placed_workload(
+        workload,
+        model_parts(workload.model),
+        routing_pool_fraction=routing_pool_fraction,
+        expert_gemm_half_rows=expert_gemm_half_rows,
+    )
+
+
+def _simulate(setup: InferSetup, efficiency: Efficiency) -> InferenceResult:
+    w = setup.request.workload
+    placed = _placed(w, efficiency.routing_pool_fraction, efficiency.expert_gemm_half_rows)
+    return simulate_inference(setup.request, efficiency, placed=placed)
+
+
 def _prefill_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
-    run = simulate_inference(setup.request, efficiency).prefill
+    run = _simulate(setup, efficiency).prefill
     terms = {
         "compute": run.compute_s,
         "weight reads": run.weight_read_s,
@@ -67,7 +98,7 @@ def _prefill_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, st
 
 
 def _decode_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
-    step = simulate_inference(setup.request, efficiency).decode
+    step = _simulate(setup, efficiency).decode
     return step.tokens_per_s, f"decode: {step.bottleneck}"
 
 
@@ -77,7 +108,7 @@ def _serving_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, st
     their mean context, so the run of N requests takes N·I / prefill rate + O decode steps of
     N. Output (or, for a total figure, input and output) tokens over that time."""
     w = setup.request.workload
-    run = simulate_inference(setup.request, efficiency)
+    run = _simulate(setup, efficiency)
     n, prompt, gen = w.batch, w.prompt_tokens, setup.gen_tokens
     prefill_s = n * prompt / run.prefill.tokens_per_s
     decode_s = gen * run.decode.step_s
@@ -87,9 +118,15 @@ def _serving_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, st
 
 
 def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]:
-    utilization = efficiency.get(setup.runtime, TRAIN).flops_efficiency
-    w = replace(setup.request.workload, utilization=utilization)
-    result = simulate(replace(setup.request, workload=w))
+    return _trained(setup.request, efficiency.get(setup.runtime, TRAIN).flops_efficiency)
+
+
+# A training prediction depends on the table only through its runtime's utilization, and the
+# fit's rounds revisit the same grid values: each (request, utilization) is simulated once.
+@lru_cache(maxsize=16384)
+def _trained(request: TrainRequest, utilization: float) -> tuple[float, str]:
+    w = replace(request.workload, utilization=utilization)
+    result = simulate(replace(request, workload=w))
     return result.best.tokens_per_s, f"training step: {result.best.bottleneck}"
 
 

@@ -280,9 +280,14 @@ def gpu_link_gbps(hardware: Hardware) -> float:
 
 
 def simulate_inference(
-    request: InferenceRequest, efficiency: Efficiency | None = None
+    request: InferenceRequest,
+    efficiency: Efficiency | None = None,
+    *,
+    placed: PlacedWorkload | None = None,
 ) -> InferenceResult:
-    """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`)."""
+    """`efficiency`: the constants table (None → the shipped fit, `load_efficiency()`);
+    `placed`: the workload's `placed_workload` at that table's two global constants, when
+    the caller already has it (the fit predicts each row at hundreds of tables)."""
     w, table = request.workload, load_efficiency() if efficiency is None else efficiency
     devices = devices_for(
         request.hardware,
@@ -292,11 +297,11 @@ def simulate_inference(
         tensor_parallel=w.tensor_parallel,
         weights=w.quant.dense.name,
     )
-    parts = model_parts(w.model)
-    placed = placed_workload(
-        w,
-        parts,
-        routing_pool_fraction=table.routing_pool_fraction,
-        expert_gemm_half_rows=table.expert_gemm_half_rows,
-    )
+    if placed is None:
+        placed = placed_workload(
+            w,
+            model_parts(w.model),
+            routing_pool_fraction=table.routing_pool_fraction,
+            expert_gemm_half_rows=table.expert_gemm_half_rows,
+        )
     return run_placed(placed, request, devices)
