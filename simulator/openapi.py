@@ -19,6 +19,7 @@ from simulator.engine import (
     MAX_GPU_COUNT,
     MAX_LAYER,
     MAX_LORA_RANK,
+    MAX_MACHINES,
     MAX_SEQ_LEN,
     MAX_TOKENS,
     MIX_SEPARATOR,
@@ -213,6 +214,16 @@ INFER_HARDWARE = {
         "unified": {"anyOf": [SYSTEM_NAME, UNIFIED], "nullable": True},
         "ram_gb": _NON_NEGATIVE,
         "link_gbps": _POSITIVE,
+        "machines": {
+            **_count(MAX_MACHINES),
+            "description": "identical machines, each with the parts above, splitting the "
+            "layers over a network (llama.cpp RPC); 1 by default",
+        },
+        "network_gbit_per_s": {
+            **_POSITIVE,
+            "description": "the network between the machines, gigabits per second (10 GbE: "
+            "10); required with machines ≥ 2",
+        },
     },
 }
 RANKING = {

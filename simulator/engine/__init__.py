@@ -70,7 +70,7 @@ from simulator.engine.io.codec import (
     workload_to_json,
 )
 from simulator.engine.io.fields import json_path, require_known_fields
-from simulator.engine.io.hardware import MAX_CORES, MAX_GPU_COUNT, parse_hardware
+from simulator.engine.io.hardware import MAX_CORES, MAX_GPU_COUNT, MAX_MACHINES, parse_hardware
 from simulator.engine.io.model import workload_model
 from simulator.engine.io.request import parse_request, parse_workload
 from simulator.engine.io.serve_request import MAX_BATCH, MAX_CONTEXT, MAX_LAYER
@@ -158,6 +158,7 @@ __all__ = [
     "MAX_GPU_COUNT",
     "MAX_LAYER",
     "MAX_LORA_RANK",
+    "MAX_MACHINES",
     "MAX_SEQ_LEN",
     "MAX_TOKENS",
     "MIN_ROWS_FOR_CATEGORY_BAND",

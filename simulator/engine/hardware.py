@@ -156,8 +156,9 @@ class UnifiedSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hardware:
-    """One machine. `gpu_count` identical GPUs (none without `gpu`); `link_gbps`: the
-    host-to-GPU link serving's hybrid placement crosses (0: none)."""
+    """One machine (or `machines` identical ones). `gpu_count` identical GPUs in each (none
+    without `gpu`); `link_gbps`: the host-to-GPU link serving's hybrid placement crosses
+    (0: none)."""
 
     gpu: GpuSpec | None = None
     gpu_count: int = 1
@@ -169,6 +170,11 @@ class Hardware:
     link_gbps: float = 0.0
     # GPU-to-GPU bandwidth per direction (NVLink), GB/s; None: the GPUs talk over PCIe.
     interconnect_gbps: float | None = None
+    # Identical machines, each with the parts above, splitting the model's layers over a
+    # network of `network_gbit_per_s` (gigabits per second, as links are sold: 10 GbE is 10):
+    # llama.cpp's RPC backend. Serving only.
+    machines: int = 1
+    network_gbit_per_s: float | None = None
 
     def require_gpu(self) -> GpuSpec:
         """The GPU model; training streams layers to one, so it needs it."""

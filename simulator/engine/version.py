@@ -40,7 +40,10 @@
 # share an indexer; DeepSeek V4's compressed attention (window, CSA and HCA layers,
 # hyper-connections); a GGUF file type read at its stated file size; shipped configs for
 # GLM-5, GLM-5.2, DeepSeek-V3.2 and DeepSeek-V4 Flash and Pro.
+# 1.16: several machines splitting the layers over a network (llama.cpp's RPC backend,
+# `hardware.machines`, `network_gbit_per_s`): memory adds up, each boundary costs the hidden
+# state's bits over the network and a fitted fixed cost per crossing.
 
-ENGINE_VERSION = "1.15.0"
+ENGINE_VERSION = "1.16.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -158,3 +158,42 @@ def test_a_sparse_attention_flag_that_is_not_a_boolean_is_a_400_naming_it(value:
     response = _post({"workload": workload, "hardware": {"gpu": H200, "gpu_count": 8}})
     assert response.status_code == 400
     assert "workload.sparse_attention" in response.json()["errors"]
+
+
+STRIX_PAIR = {"unified": "framework-desktop-ryzen-ai-max-395-128gb", "machines": 2}
+GPT_OSS_UNIFIED = {"kind": "infer", "model": "gpt-oss-120b", "quant": "MXFP4",
+                   "placement": "unified", "runtime": "llama.cpp-vulkan"}  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_two_machines_over_a_network_are_simulated_and_echoed() -> None:
+    """llama.cpp RPC over two Strix Halo systems on 10 GbE: the step's network share is
+    reported, and the hardware echoes both fields."""
+    hardware = {**STRIX_PAIR, "network_gbit_per_s": 10}
+    response = _post({"workload": GPT_OSS_UNIFIED, "hardware": hardware})
+    assert response.status_code == 200, response.json()
+    result = response.json()["result"]
+    assert result["hardware"]["machines"] == 2
+    assert result["hardware"]["network_gbit_per_s"] == 10.0
+    assert result["decode"]["network_s"] > 0
+    one = _post({"workload": GPT_OSS_UNIFIED, "hardware": {"unified": STRIX_PAIR["unified"]}})
+    assert one.status_code == 200, one.json()
+    assert "machines" not in one.json()["result"]["hardware"]
+    assert one.json()["result"]["decode"]["network_s"] == 0.0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("hardware", "field"),
+    [
+        (STRIX_PAIR, "hardware.network_gbit_per_s"),
+        ({**STRIX_PAIR, "machines": "two", "network_gbit_per_s": 10}, "hardware.machines"),
+        ({**STRIX_PAIR, "network_gbit_per_s": -1}, "hardware.network_gbit_per_s"),
+    ],
+)
+def test_a_bad_machine_count_or_network_is_a_400_naming_it(
+    hardware: dict[str, Any], field: str
+) -> None:
+    response = _post({"workload": GPT_OSS_UNIFIED, "hardware": hardware})
+    assert response.status_code == 400
+    assert field in response.json()["errors"]

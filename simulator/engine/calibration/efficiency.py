@@ -114,6 +114,11 @@ DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
 # Runtimes whose layer split pipelines a prompt's micro-batches over the GPUs (llama.cpp and
 # its forks since ggml-org/llama.cpp PR #6017; serve/prefill.layer_split_pipeline_factor).
 PIPELINING_RUNTIMES = frozenset({LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM})
+# Runtimes built with ggml's RPC backend, which splits the layers over machines on a network
+# (ggml-org/llama.cpp tools/rpc): llama.cpp on every backend, and its fork ik_llama.cpp.
+RPC_RUNTIMES = frozenset(
+    {LLAMA_CPP, LLAMA_CPP_METAL, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM, LLAMA_CPP_SYCL}
+)
 # Runtimes whose attention kernels read only the tokens a DeepSeek sparse-attention indexer
 # picks (DeepSeek-V3.2, GLM-5): vLLM, SGLang and TensorRT-LLM run FlashMLA's sparse kernels.
 # llama.cpp computes the indexer's choice as a mask over a dense attention (ggml-org/llama.cpp
@@ -140,6 +145,8 @@ _DATA = "data/efficiency.json"
 UNIFORM_ROUTING = 1.0  # routing pool fraction before any fit: every expert equally likely
 NO_EXPERT_GEMM_UNDERFILL = 0.0  # m½ before any fit: expert GEMMs at the dense efficiency
 MAX_EXPERT_GEMM_HALF_ROWS = 1024.0  # rows; a bound on what a file may claim
+NO_NETWORK_HOP_S = 0.0  # before any fit: a machine boundary costs its bytes alone
+MAX_NETWORK_HOP_S = 1.0  # seconds; a bound on what a file may claim
 MAX_UNIT_STREAM_GBPS = 1000.0  # GB/s per SM; a bound on what a file may claim
 
 
@@ -188,6 +195,11 @@ class Efficiency:
     # value fitted on MoE prefill rows on GPUs; 0, the prior, is no underfill.
     expert_gemm_half_rows: float = NO_EXPERT_GEMM_UNDERFILL
     expert_gemm_fitted_on: tuple[str, ...] = ()
+    # The fixed cost of each machine boundary a token crosses over llama.cpp's RPC backend
+    # (serve/network.py): one global value fitted on rows of several machines; 0, the prior,
+    # is the hidden state's bytes alone.
+    network_hop_s: float = NO_NETWORK_HOP_S
+    network_hop_fitted_on: tuple[str, ...] = ()
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
         """The constants of `runtime` on `device_class`; with no entry, its parent family's
@@ -277,6 +289,8 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
         "routing_pool_fitted_on": list(efficiency.routing_pool_fitted_on),
         "expert_gemm_half_rows": efficiency.expert_gemm_half_rows,
         "expert_gemm_fitted_on": list(efficiency.expert_gemm_fitted_on),
+        "network_hop_s": efficiency.network_hop_s,
+        "network_hop_fitted_on": list(efficiency.network_hop_fitted_on),
         "entries": [
             {
                 "runtime": e.runtime,
@@ -357,6 +371,12 @@ def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
         expert_gemm_half_rows=_expert_gemm_half_rows(data),
         expert_gemm_fitted_on=_row_ids(
             data.get("expert_gemm_fitted_on", []), "efficiency.expert_gemm_fitted_on"
+        ),
+        network_hop_s=_fraction(
+            data, "network_hop_s", "efficiency", upper=MAX_NETWORK_HOP_S, default=NO_NETWORK_HOP_S
+        ),
+        network_hop_fitted_on=_row_ids(
+            data.get("network_hop_fitted_on", []), "efficiency.network_hop_fitted_on"
         ),
     )
 

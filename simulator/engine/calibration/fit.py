@@ -7,7 +7,8 @@ prediction uses the key, the sum of squared log errors plus a weak pull towards 
 (so a constant no row is sensitive to stays at its prior). Each round then fits the one
 global routing pool fraction f (decode.distinct_experts) on the rows whose prediction depends
 on it, batched MoE decode (batch ≥ 2), the same way (pull towards uniform routing, 1.0),
-and the one global m½ of routed experts' prefill GEMMs on MoE prefill rows computed on GPUs.
+and the one global m½ of routed experts' prefill GEMMs on MoE prefill rows computed on GPUs,
+and the one global cost of a machine boundary on rows of several machines (llama.cpp RPC).
 Grids, order and tie-breaks are fixed, so the fit is deterministic.
 """
 
@@ -305,6 +306,28 @@ def _fit_expert_gemms(
     return replace(table, expert_gemm_half_rows=grid_minimum(EXPERT_GEMM_GRID, loss))
 
 
+# The fixed cost of a token's crossing of a machine boundary (serve/network.py): 0 (its bytes
+# alone, the prior) to 20 ms in steps of 0.1 ms.
+NETWORK_HOP_GRID_S = tuple(round(1e-4 * i, 7) for i in range(201))
+
+
+def depends_on_network(setup: Setup) -> bool:
+    """Whether the hop cost moves the prediction: a model split over several machines."""
+    return isinstance(setup, InferSetup) and setup.request.hardware.machines > 1
+
+
+def _fit_network_hop(
+    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    """The grid value of the hop cost minimizing the squared log errors of `pairs`; ties keep
+    the smaller (the nearer the bytes alone)."""
+
+    def loss(hop_s: float) -> float:
+        return _squared_log_errors(replace(table, network_hop_s=hop_s), pairs)
+
+    return replace(table, network_hop_s=grid_minimum(NETWORK_HOP_GRID_S, loss))
+
+
 # Keys whose constants are derived rather than fitted (see _derived): no row fits them.
 DERIVED_KEYS: frozenset[Key] = frozenset({(METAL_MARLIN, UNIFIED)})
 
@@ -347,9 +370,13 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     experts = [(row, setup) for row, setup in resolved if depends_on_expert_gemms(setup)]
     if len({source_of(row) for row, _ in experts}) < MIN_ROUTING_SOURCES:
         experts = []
+    networked = [(row, setup) for row, setup in resolved if depends_on_network(setup)]
+    if len({source_of(row) for row, _ in networked}) < MIN_ROUTING_SOURCES:
+        networked = []
     table = Efficiency(
         routing_pool_fitted_on=tuple(row.id for row, _ in routed),
         expert_gemm_fitted_on=tuple(row.id for row, _ in experts),
+        network_hop_fitted_on=tuple(row.id for row, _ in networked),
         entries=tuple(
             replace(
                 PRIOR_EFFICIENCY.get(*key),
@@ -367,6 +394,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
             table = _fit_routing(table, routed)
         if experts:
             table = _fit_expert_gemms(table, experts)
+        if networked:
+            table = _fit_network_hop(table, networked)
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
         table = _derived(table)
     return table

@@ -520,14 +520,19 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             architecture or "",
         ),
         (
-            bool(re.search(r"\brpc\b", row.engine.lower())),
-            "llama.cpp RPC spreads the layers over machines on a network, which the engine "
-            "(one machine) does not model",
+            _rpc(row) and _names_discrete_gpu(row),
+            "llama.cpp RPC over machines with discrete GPUs: the row's GPU count does not say "
+            "how many each machine holds",
         ),
         (
-            bool(re.match(r"\s*(?:[2-9]|\d{2,})\s*x\s", str(row.hardware.get("system", "")))),
+            _rpc(row) and _machine_count(row) > 1 and _network_gbit_per_s(row) is None,
+            "the row does not state the network between its machines: each token's hidden "
+            "state crosses it at that speed",
+        ),
+        (
+            not _rpc(row) and _machine_count(row) > 1,
             "a cluster of several machines splitting the model over a network (exo, MLX "
-            "distributed): the engine models one machine",
+            "distributed): the engine models llama.cpp's RPC backend only",
         ),
         (
             _parallelism_unstated(row),
@@ -1120,6 +1125,33 @@ def _phase_tokens(row: MeasurementRow) -> tuple[str, int, int]:
     raise NotModeled(f"workload phase {phase!r} is not prefill or decode of one sequence")
 
 
+def _rpc(row: MeasurementRow) -> bool:
+    """llama.cpp's RPC backend (llama-bench `--rpc`, a backend column "Vulkan,RPC")."""
+    return bool(re.search(r"\brpc\b", row.engine.lower()))
+
+
+def _names_discrete_gpu(row: MeasurementRow) -> bool:
+    """Whether the row's `gpu` is a discrete card of the device table (not an integrated GPU
+    the table holds as a system)."""
+    try:
+        _match(Gpu, str(row.hardware.get("gpu") or ""))
+    except NotModeled:
+        return False
+    return True
+
+
+def _machine_count(row: MeasurementRow) -> int:
+    """The machines of a system given as "N x …" (a cluster), else 1."""
+    return _int_after(r"^\s*(\d+)\s*x\s", str(row.hardware.get("system", ""))) or 1
+
+
+def _network_gbit_per_s(row: MeasurementRow) -> float | None:
+    """The network between the machines as the row states it ("50 Gbps Ethernet", "USB4
+    (~9.4 Gbps effective)"), gigabits per second; None when not stated."""
+    found = re.search(r"(\d+(?:\.\d+)?)\s*gbps", str(row.hardware.get("interconnect", "")).lower())
+    return float(found.group(1)) if found else None
+
+
 def _interconnect_gbps(row: MeasurementRow) -> float | None:
     """GPU-to-GPU bandwidth per direction: the board's NVLink (SXM/HGX parts, from the device
     table) unless the row says its GPUs talk over PCIe; None (PCIe) for one GPU."""
@@ -1296,7 +1328,14 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         gen = 0
     if _system_text(row) is not None:
         unified = _unified(row)
-        hardware, placement = Hardware(unified=unified, ram_gib=0.0), "unified"
+        machines = _machine_count(row)
+        hardware = Hardware(
+            unified=unified,
+            ram_gib=0.0,
+            machines=machines,
+            network_gbit_per_s=_network_gbit_per_s(row) if machines > 1 else None,
+        )
+        placement = "unified"
         runtime = _backend_on(runtime, unified)
     elif "gpu" not in row.hardware and row.hardware.get("cpu"):
         cpu, ram_gib = _cpu(row, runtime)

@@ -28,6 +28,7 @@ from simulator.engine.serve.workload import INFER
 from simulator.engine.train.workload import TRAIN
 
 MAX_GPU_COUNT = 64
+MAX_MACHINES = 64
 MAX_CORES = 1024
 MAX_COMPUTE_UNITS = 4096  # SMs / CUs of one GPU (an MI300X has 304)
 MAX_GHZ = 10.0
@@ -42,6 +43,8 @@ HARDWARE_FIELDS = frozenset(
         "unified",
         "link_gbps",
         "interconnect_gbps",
+        "machines",
+        "network_gbit_per_s",
     }
 )
 GPU_FIELDS = frozenset(
@@ -75,6 +78,7 @@ FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "nvme_gbps": (0.01, 100_000.0),
     "link_gbps": (0.01, 100_000.0),
     "interconnect_gbps": (0.01, 100_000.0),
+    "network_gbit_per_s": (0.01, 100_000.0),
 }
 # A measured figure of the device table, and the datasheet figure it was measured against.
 MEASURED_OF_PEAK = {"mem_sustained_gbps": "mem_gbps"}
@@ -84,7 +88,16 @@ HARDWARE_DEFAULTS: dict[str, dict[str, float]] = {TRAIN: {"ram_gb": 32.0}, INFER
 # The sections each kind writes back (and so hashes): what its rules read.
 ECHOED: dict[str, tuple[str, ...]] = {
     TRAIN: ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "interconnect_gbps"),
-    INFER: ("ram_gb", "link_gbps", "gpu", "gpu_count", "cpu", "unified"),
+    INFER: (
+        "ram_gb",
+        "link_gbps",
+        "gpu",
+        "gpu_count",
+        "cpu",
+        "unified",
+        "machines",
+        "network_gbit_per_s",
+    ),
 }
 
 
@@ -277,6 +290,7 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
     link = None if gpu is None else gpu.pcie_gbps
     if gpu is not None or hardware.get("link_gbps") is not None:
         link = _figure(hardware, "link_gbps", link)
+    machines, network = _machines(hardware, kind)
     return Hardware(
         gpu=gpu,
         gpu_count=integer(hardware, "gpu_count", path, 1, upper=MAX_GPU_COUNT),
@@ -289,7 +303,32 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
         interconnect_gbps=None
         if hardware.get("interconnect_gbps") is None
         else _figure(hardware, "interconnect_gbps"),
+        machines=machines,
+        network_gbit_per_s=network,
     )
+
+
+def _machines(hardware: Mapping[str, object], kind: str) -> tuple[int, float | None]:
+    """(machines, network Gbit/s): several machines need the network between them, one has
+    none to state, and training runs on one."""
+    machines = integer(hardware, "machines", "hardware", 1, upper=MAX_MACHINES)
+    stated = hardware.get("network_gbit_per_s") is not None
+    if machines > 1 and kind == TRAIN:
+        raise EngineInputError(
+            field="hardware.machines",
+            message="training runs on one machine: the engine models no training across a network",
+        )
+    if machines > 1 and not stated:
+        raise EngineInputError(
+            field="hardware.network_gbit_per_s",
+            message=f"is required: {machines} machines send each token's hidden state over it",
+        )
+    if machines == 1 and stated:
+        raise EngineInputError(
+            field="hardware.network_gbit_per_s",
+            message="needs machines ≥ 2: one machine sends nothing over a network",
+        )
+    return machines, _figure(hardware, "network_gbit_per_s") if stated else None
 
 
 def _known(key: str, value: float | None) -> dict[str, float]:
@@ -339,6 +378,11 @@ def hardware_to_json(hw: Hardware, *, kind: str) -> dict[str, Any]:
         "pinned_gb": float(hw.pinned_gib),
         "link_gbps": float(hw.link_gbps) if hw.link_gbps else None,
         "interconnect_gbps": None if hw.interconnect_gbps is None else float(hw.interconnect_gbps),
+        # only for several machines, so one machine's requests keep their input hash
+        "machines": int(hw.machines) if hw.machines > 1 else None,
+        "network_gbit_per_s": None
+        if hw.network_gbit_per_s is None
+        else float(hw.network_gbit_per_s),
         "cpu": None if hw.cpu is None else _cpu_to_json(hw.cpu),
         "unified": None if hw.unified is None else _unified_to_json(hw.unified),
     }

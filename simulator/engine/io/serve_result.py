@@ -113,6 +113,7 @@ def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
             "locations": [_location_to_json(step) for step in decode.locations],
             "link_bytes": float(decode.link_bytes),
             "link_s": float(decode.link_s),
+            "network_s": float(decode.network_s),
         },
         "prefill": {
             "tokens": int(prefill.tokens),
@@ -123,6 +124,7 @@ def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
             "overhead_s": float(prefill.overhead_s),
             "link_bytes": float(prefill.link_bytes),
             "link_s": float(prefill.link_s),
+            "network_s": float(prefill.network_s),
         },
         "device_classes": _constants_to_json(result),
     }
@@ -139,6 +141,12 @@ def format_inference_report(result: InferenceResult) -> str:
         f"  prefill: {body['prefill_tokens_per_s']:.1f} tok/s",
         f"  decode:  {body['decode_tokens_per_s']:.2f} tok/s (bottleneck: {body['bottleneck']})",
     ]
+    machines = result.request.hardware.machines
+    if machines > 1:
+        lines.append(
+            f"    network: {machines} machines, {body['decode']['network_s'] * 1e3:.2f} ms of "
+            f"each decode step crossing their boundaries"
+        )
     for step in body["decode"]["locations"]:
         constants = body["device_classes"].get(step["location"], {})
         read_at = _read_at(

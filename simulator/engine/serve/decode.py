@@ -79,10 +79,16 @@ class DecodeStep:
     link_bytes: float
     link_s: float
     allreduce_s: float = 0.0  # tensor parallelism's all-reduces between the GPUs
+    network_s: float = 0.0  # the boundaries between machines (network.py)
 
     @property
     def step_s(self) -> float:
-        return sum(step.time_s for step in self.locations) + self.link_s + self.allreduce_s
+        return (
+            sum(step.time_s for step in self.locations)
+            + self.link_s
+            + self.allreduce_s
+            + self.network_s
+        )
 
     @property
     def tokens_per_s(self) -> float:
@@ -92,7 +98,11 @@ class DecodeStep:
     def bottleneck(self) -> str:
         """The largest single term: a location's memory, compute or per-layer overhead, or
         the link."""
-        terms = {"link": self.link_s, "tensor-parallel all-reduce": self.allreduce_s}
+        terms = {
+            "link": self.link_s,
+            "tensor-parallel all-reduce": self.allreduce_s,
+            "network between machines": self.network_s,
+        }
         for step in self.locations:
             terms[f"{step.location} memory bandwidth"] = step.memory_s
             terms[f"{step.location} compute"] = step.compute_s

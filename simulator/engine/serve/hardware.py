@@ -110,15 +110,16 @@ def gpu_device(
     path: str = BF16_ACC32,
     tensor_parallel: int = 1,
 ) -> Device:
-    """Layer split: each token visits the GPUs one after another, so one GPU's bandwidth and
-    FLOPS set the pace while their memory adds up. Tensor parallel over T of them: each holds
-    1/T of every layer and they read and compute it at once, T GPUs' bandwidth and FLOPS (the
-    all-reduces between them are `tensor_parallel_allreduce_s`). `path`: the runtime's tensor
-    kernel path, whose peak the FLOPS are."""
+    """Layer split: each token visits the GPUs one after another (those of every machine,
+    network.py), so one GPU's bandwidth and FLOPS set the pace while their memory adds up.
+    Tensor parallel over T of them: each holds 1/T of every layer and they read and compute it
+    at once, T GPUs' bandwidth and FLOPS (the all-reduces between them are
+    `tensor_parallel_allreduce_s`). `path`: the runtime's tensor kernel path, whose peak the
+    FLOPS are."""
     gpu = hardware.require_gpu()
     if gpu.mem_gbps is None:
         raise EngineInputError(field="hardware.gpu.mem_gbps", message="is required")
-    usable = (gpu.vram_gib - GPU_RESERVE_GIB[LLAMA_CPP]) * hardware.gpu_count
+    usable = (gpu.vram_gib - GPU_RESERVE_GIB[LLAMA_CPP]) * hardware.gpu_count * hardware.machines
     return Device(
         location=GPU,
         bandwidth_bps=gpu.mem_gbps * GB * tensor_parallel,
@@ -178,12 +179,16 @@ def unified_gpu_gib(unified: UnifiedSpec) -> float:
     return default_pinned_gib(unified.mem_gib)
 
 
-def unified_device(unified: UnifiedSpec, constants: DeviceClass | None = None) -> Device:
+def unified_device(
+    unified: UnifiedSpec, constants: DeviceClass | None = None, *, machines: int = 1
+) -> Device:
+    """`machines` identical systems splitting the layers (network.py): their memory adds up,
+    a token visits them one after another at one system's pace."""
     return Device(
         location=UNIFIED,
         bandwidth_bps=unified.mem_gbps * GB,
         peak_flops=unified.tflops * TERA,
-        capacity_bytes=unified_gpu_gib(unified) * GIB,
+        capacity_bytes=unified_gpu_gib(unified) * GIB * machines,
         constants=constants,
         bandwidth_share=unified.bandwidth_share(),
     )

@@ -11,6 +11,7 @@ from functools import partial
 
 from simulator.engine.calibration.efficiency import (
     PIPELINING_RUNTIMES,
+    RPC_RUNTIMES,
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
     Efficiency,
     load_efficiency,
@@ -37,6 +38,7 @@ from simulator.engine.serve.hardware import (
     unified_device,
 )
 from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
+from simulator.engine.serve.network import check_machines, network_s, prefill_micro_batches
 from simulator.engine.serve.placement import ModelParts, Placement, Share, model_parts, place
 from simulator.engine.serve.prefill import (
     PrefillRun,
@@ -95,6 +97,13 @@ def devices_for(
     runtime = runtime or default_runtime(hardware)
     if tensor_parallel > 1:
         _check_tensor_parallel(hardware, placement, tensor_parallel)
+    check_machines(
+        hardware,
+        placement,
+        runtime=runtime,
+        rpc_runtimes=RPC_RUNTIMES,
+        tensor_parallel=tensor_parallel,
+    )
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
     devices: dict[str, Device] = {}
     for location in needs:
@@ -106,7 +115,9 @@ def devices_for(
         elif location == CPU and hardware.cpu is not None:
             devices[CPU] = cpu_device(hardware.cpu, hardware.ram_gib, constants, weights)
         elif location == UNIFIED and hardware.unified is not None:
-            devices[UNIFIED] = unified_device(hardware.unified, constants)
+            devices[UNIFIED] = unified_device(
+                hardware.unified, constants, machines=hardware.machines
+            )
         else:
             message = f"placement {placement!r} needs a {location} in the hardware"
             raise EngineInputError(field=f"hardware.{location}", message=message)
@@ -222,9 +233,14 @@ def placed_workload(
 
 
 def run_placed(
-    placed: PlacedWorkload, request: InferenceRequest, devices: dict[str, Device]
+    placed: PlacedWorkload,
+    request: InferenceRequest,
+    devices: dict[str, Device],
+    *,
+    network_hop_s: float = 0.0,
 ) -> InferenceResult:
     """`placed` on the request's machine (`devices`: its `devices_for` the placement);
+    `network_hop_s`: the constants table's cost of a machine boundary (network.py);
     `CapacityError` when a location cannot hold its share."""
     placement, link_gbps = placed.placement, request.hardware.link_gbps
     check_fits(placement, devices, placed.kv_cache_bytes)
@@ -235,6 +251,12 @@ def run_placed(
         hidden_size=placement.parts.hidden_size,
         tensor_parallel=w.tensor_parallel,
         link_gbps=gpu_link_gbps(request.hardware),
+    )
+    network = partial(
+        network_s,
+        request.hardware,
+        hidden_size=placement.parts.hidden_size,
+        hop_s=network_hop_s,
     )
     home = placement.share(placement.kv_location)
     assert home is not None  # every placement keeps the KV cache with its home share
@@ -252,12 +274,18 @@ def run_placed(
         ),
         devices=tuple(devices.values()),
         decode=replace(
-            decode_time(placed.decode, devices, link_gbps), allreduce_s=allreduce(tokens=w.batch)
+            decode_time(placed.decode, devices, link_gbps),
+            allreduce_s=allreduce(tokens=w.batch),
+            network_s=network(tokens=w.batch, micro_batches=1),
         ),
         prefill=replace(
             prefill_time(placed.prefill, devices, link_gbps),
             allreduce_s=allreduce(tokens=w.prompt_tokens),
             pipeline_factor=_pipeline_factor(request, placement.name),
+            network_s=network(
+                tokens=w.prompt_tokens,
+                micro_batches=prefill_micro_batches(w.prompt_tokens, w.ubatch),
+            ),
         ),
     )
 
@@ -304,4 +332,4 @@ def simulate_inference(
             routing_pool_fraction=table.routing_pool_fraction,
             expert_gemm_half_rows=table.expert_gemm_half_rows,
         )
-    return run_placed(placed, request, devices)
+    return run_placed(placed, request, devices, network_hop_s=table.network_hop_s)

@@ -44,6 +44,7 @@ class PrefillRun:
     # The layer split's pipeline: the prompt's GPU time on G GPUs over its time at one GPU's
     # pace (layer_split_pipeline_factor); 1 on one GPU.
     pipeline_factor: float = 1.0
+    network_s: float = 0.0  # the boundaries between machines (network.py)
 
     @property
     def time_s(self) -> float:
@@ -51,6 +52,7 @@ class PrefillRun:
             (max(self.compute_s, self.weight_read_s) + self.overhead_s) * self.pipeline_factor
             + self.link_s
             + self.allreduce_s
+            + self.network_s
         )
 
     @property
