@@ -45,6 +45,14 @@ so that figure is left out and the card stays unpriced. For the other parts the 
 a different variant (SXM cards for the NVL ones, the 72 GB RTX PRO 5000, the 96 GB Mac Studio
 M3 Ultra), another currency (CNY, VND), planning estimates, or nothing.
 
+A seventh search on 2026-12-06 (the same tool and corpora) priced the Mac Studio M3 Ultra
+512GB at Apple's $9,499, as Simon Willison's blog post of 2025-03-24 quotes it (the
+32-core CPU, 80-core GPU, 1 TB configuration the catalog records; Apple withdrew it in March
+2026, so the price is old and flagged as stale). Corsair PSU listings of PCPartPicker name a
+model year (2022, 2023, 2025) the catalog's part does not, and the other parts' hits were
+rounded build-plan figures, rentals, single modules of unstated type or pages with no date:
+they stay unpriced or estimated.
+
 Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -570,5 +578,13 @@ PRICE_OBSERVATIONS = [
     _haynes_build_log(
         322, "780", "Newegg",
         "| ASRock TRX50 WS | $780 | 1 | $780 | Could support 3 GPUs + 10Gb NIC |",
+    ),
+    # --- the seventh search (2026-12-06) --------------------------------------------------
+    SourcedPrice(
+        part_pk=804, amount="9499", currency="USD", condition="new",
+        vendor="Apple list price (simonwillison.net)", region="US",
+        source_url="https://simonwillison.net/2025/Mar/24/deepseek/",
+        observed_on="2025-03-24", dated=PAGE,
+        quote="512GB M3 Ultra Mac Studio ($9,499 of ostensibly consumer-grade hardware)",
     ),
 ]  # fmt: skip
