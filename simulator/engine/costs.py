@@ -34,6 +34,9 @@ class Cost:
     # efficiency, but on the activations' datapath (never a CPU's int8 weight path).
     cache_flops: float = 0.0
     layer_visits: float = 0.0  # per-layer fixed costs, × the device class's layer_overhead_s
+    # Layers whose FFN is routed experts: the router, top-k, expert gather and combine kernels
+    # a dense FFN does not run, × the class's moe_layer_extra per-layer costs each.
+    moe_layer_visits: float = 0.0
     link_bytes: float = 0.0  # bytes over the CPU–GPU link
 
     @property
@@ -52,6 +55,7 @@ class Cost:
             attention_flops=self.attention_flops + other.attention_flops,
             cache_flops=self.cache_flops + other.cache_flops,
             layer_visits=self.layer_visits + other.layer_visits,
+            moe_layer_visits=self.moe_layer_visits + other.moe_layer_visits,
             link_bytes=self.link_bytes + other.link_bytes,
         )
 
@@ -63,6 +67,7 @@ class Cost:
             attention_flops=self.attention_flops * factor,
             cache_flops=self.cache_flops * factor,
             layer_visits=self.layer_visits * factor,
+            moe_layer_visits=self.moe_layer_visits * factor,
             link_bytes=self.link_bytes * factor,
         )
 

@@ -145,6 +145,8 @@ _DATA = "data/efficiency.json"
 UNIFORM_ROUTING = 1.0  # routing pool fraction before any fit: every expert equally likely
 NO_EXPERT_GEMM_UNDERFILL = 0.0  # m½ before any fit: expert GEMMs at the dense efficiency
 MAX_EXPERT_GEMM_HALF_ROWS = 1024.0  # rows; a bound on what a file may claim
+NO_MOE_LAYER_EXTRA = 0.0  # before any fit: a routed-expert layer costs a dense layer's
+MAX_MOE_LAYER_EXTRA = 16.0  # per-layer costs; a bound on what a file may claim
 NO_NETWORK_HOP_S = 0.0  # before any fit: a machine boundary costs its bytes alone
 MAX_NETWORK_HOP_S = 1.0  # seconds; a bound on what a file may claim
 MAX_UNIT_STREAM_GBPS = 1000.0  # GB/s per SM; a bound on what a file may claim
@@ -170,6 +172,9 @@ class RuntimeConstants:
     # GB/s one GPU SM (compute unit) streams in this runtime's weight reads (serve/hardware.py,
     # streamed_bandwidth_efficiency); None: no cap, the prior.
     unit_stream_gbps: float | None = None
+    # A routed-expert layer's extra kernels, in per-layer costs (DeviceClass.moe_layer_extra);
+    # 0, the prior: a dense layer's.
+    moe_layer_extra: float = NO_MOE_LAYER_EXTRA
 
     def as_device_class(self) -> DeviceClass:
         return DeviceClass(
@@ -179,6 +184,7 @@ class RuntimeConstants:
             layer_overhead_s=self.layer_overhead_s,
             attention_efficiency=self.attention_efficiency,
             unit_stream_gbps=self.unit_stream_gbps,
+            moe_layer_extra=self.moe_layer_extra,
         )
 
 
@@ -231,6 +237,7 @@ class Efficiency:
                     prior,
                     bandwidth_efficiency=gpu.bandwidth_efficiency,
                     layer_overhead_s=gpu.layer_overhead_s,
+                    moe_layer_extra=gpu.moe_layer_extra,
                     note=(
                         f"bandwidth and per-layer cost borrowed from {runtime} on {GPU}: no row "
                         f"of it on {UNIFIED} yet; FLOPS efficiency is the prior"
@@ -300,6 +307,7 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
                 "layer_overhead_s": e.layer_overhead_s,
                 "attention_efficiency": e.attention_efficiency,
                 "unit_stream_gbps": e.unit_stream_gbps,
+                "moe_layer_extra": e.moe_layer_extra,
                 "fitted_on": list(e.fitted_on),
                 "note": e.note,
             }
@@ -349,6 +357,9 @@ def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
             None
             if entry.get("unit_stream_gbps") is None
             else _fraction(entry, "unit_stream_gbps", path, upper=MAX_UNIT_STREAM_GBPS)
+        ),
+        moe_layer_extra=_fraction(
+            entry, "moe_layer_extra", path, upper=MAX_MOE_LAYER_EXTRA, default=NO_MOE_LAYER_EXTRA
         ),
         fitted_on=fitted_on,
         note=str(entry.get("note", "")),

@@ -1,15 +1,17 @@
 """Fit the efficiency constants on the corpus: `python -m simulator.engine.calibration.fit`
 rewrites `data/efficiency.json` (add `--check` to only compare with the shipped file).
 
-Each (runtime, device class) key has up to three constants (bandwidth and FLOPS efficiency,
-per-layer overhead). Coordinate descent over fixed grids minimizes, over the rows whose
-prediction uses the key, the sum of squared log errors plus a weak pull towards the prior
-(so a constant no row is sensitive to stays at its prior). Each round then fits the one
-global routing pool fraction f (decode.distinct_experts) on the rows whose prediction depends
-on it, batched MoE decode (batch ≥ 2), the same way (pull towards uniform routing, 1.0),
-and the one global m½ of routed experts' prefill GEMMs on MoE prefill rows computed on GPUs,
-and the one global cost of a machine boundary on rows of several machines (llama.cpp RPC).
-Grids, order and tie-breaks are fixed, so the fit is deterministic.
+Each (runtime, device class) key has up to six constants (bandwidth and FLOPS efficiency,
+per-layer overhead, attention efficiency, per-SM streaming rate, and a routed-expert layer's
+extra per-layer cost where its decodes hold both dense and MoE models). Coordinate descent
+over fixed grids minimizes, over the rows whose prediction uses the key, the sum of squared
+log errors plus a weak pull towards the prior (so a constant no row is sensitive to stays at
+its prior). Each round then fits the one global routing pool fraction f
+(decode.distinct_experts) on the rows whose prediction depends on it, batched MoE decode
+(batch ≥ 2), the same way (pull towards uniform routing, 1.0), the one global m½ of routed
+experts' prefill GEMMs on MoE prefill rows computed on GPUs, and the one global cost of a
+machine boundary on rows of several machines (llama.cpp RPC). Grids, order and tie-breaks
+are fixed, so the fit is deterministic.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ if TYPE_CHECKING:
 FRACTION_GRID = tuple(round(0.02 + 0.01 * i, 2) for i in range(99))  # 0.02 … 1.00
 ROUTING_POOL_GRID = tuple(round(0.20 + 0.01 * i, 2) for i in range(81))  # 0.20 … 1.00
 OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
+# A routed-expert layer's extra kernels in per-layer costs: 0 (a dense layer's, the prior and,
+# first in the grid, what ties keep) to 4.
+MOE_LAYER_EXTRA_GRID = tuple(0.25 * i for i in range(17))
 PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
 ROUNDS = 3
 # GB/s per SM (compute unit): no cap first, then from 40 down to 2, so that a cap no row
@@ -70,6 +75,7 @@ CONSTANTS = (
     "layer_overhead_s",
     "attention_efficiency",
     "unit_stream_gbps",
+    "moe_layer_extra",
 )
 # Rows attending to at least this many tokens fit the attention kernels' efficiency: at 8k an
 # 8B GQA model's attention is a third of its prefill FLOPs (docs/model.md, "Prefill").
@@ -150,7 +156,7 @@ def _fit_key(
         # The per-layer overhead is pinned by rows run at home (runs_at_home): not a
         # hybrid's CPU share.
         fitted = pairs
-        if name == "layer_overhead_s":
+        if name in ("layer_overhead_s", "moe_layer_extra"):
             fitted = [(row, setup) for row, setup in pairs if runs_at_home(setup, key[1])]
 
         def loss(
@@ -195,6 +201,17 @@ def _grids(
     }
     if home_phases & {"decode", "serving"}:
         grids["layer_overhead_s"] = OVERHEAD_GRID_S
+        # A routed-expert layer's extra cost is told apart from a dense layer's only by the
+        # decodes of both kinds of model.
+        home_decodes = [
+            setup
+            for _, setup in pairs
+            if isinstance(setup, InferSetup)
+            and setup.phase in ("decode", "serving")
+            and runs_at_home(setup, key[1])
+        ]
+        if len({setup.request.workload.model.is_moe for setup in home_decodes}) == 2:
+            grids["moe_layer_extra"] = MOE_LAYER_EXTRA_GRID
     if key[1] == GPU and any(reads_on_counted_units(setup) for _, setup in pairs):
         grids["unit_stream_gbps"] = UNIT_STREAM_GRID
     if phases & {"prefill", "serving"}:
@@ -246,6 +263,8 @@ def _with(table: Efficiency, key: Key, name: str, value: float | None) -> Effici
         return table.replace(replace(entry, flops_efficiency=value))
     if name == "layer_overhead_s":
         return table.replace(replace(entry, layer_overhead_s=value))
+    if name == "moe_layer_extra":
+        return table.replace(replace(entry, moe_layer_extra=value))
     assert name == "attention_efficiency"
     return table.replace(replace(entry, attention_efficiency=value))
 
@@ -342,6 +361,7 @@ def _derived(table: Efficiency) -> Efficiency:
             apple,
             runtime=METAL_MARLIN,
             layer_overhead_s=METAL_MARLIN_DISPATCH_S,
+            moe_layer_extra=0.0,  # the one fused dispatch is the whole MoE layer's
             fitted_on=(),
             note=(
                 f"derived: {LLAMA_CPP_METAL}'s Apple GPU constants, and one fused trellis "

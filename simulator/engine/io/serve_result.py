@@ -83,6 +83,7 @@ def _constants_to_json(result: InferenceResult) -> dict[str, Any]:
             "bandwidth_efficiency": d.device_class.bandwidth_efficiency,
             "flops_efficiency": d.device_class.flops_efficiency,
             "layer_overhead_s": d.device_class.layer_overhead_s,
+            "moe_layer_extra": d.device_class.moe_layer_extra,
             "unit_stream_gbps": d.device_class.unit_stream_gbps,
             "compute_units": d.compute_units,
             "bandwidth_share": d.bandwidth_share,

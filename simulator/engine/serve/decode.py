@@ -210,8 +210,14 @@ def recurrent_state(x: ShareStep) -> Cost:
 
 @DECODE_RULES.register("layer_overhead")
 def layer_overhead(x: ShareStep) -> Cost:
-    """A fixed cost per layer run here (kernel launches, thread barriers)."""
-    return Cost(layer_visits=float(x.share.layers))
+    """A fixed cost per layer run here (kernel launches, thread barriers), and per layer whose
+    routed experts are here the kernels a dense FFN does not run (router, top-k, the experts'
+    gather and the weighted sum of their outputs: llama.cpp's build_moe_ffn)."""
+    share = x.share
+    return Cost(
+        layer_visits=float(share.layers),
+        moe_layer_visits=float(min(share.expert_layers, share.layers)),
+    )
 
 
 @DECODE_RULES.register("offloaded_activations")
@@ -254,7 +260,7 @@ def location_step(location: str, cost: Cost, device: Device) -> LocationStep:
         flops=cost.all_flops,
         memory_s=memory_s,
         compute_s=compute_s,
-        overhead_s=cost.layer_visits * device.device_class.layer_overhead_s,
+        overhead_s=device.device_class.overhead_s(cost.layer_visits, cost.moe_layer_visits),
         link_bytes=cost.link_bytes,
     )
 

@@ -45,6 +45,14 @@ class DeviceClass:
     # weight-reading kernels, in GB/s: Little's law caps a GPU at units × this rate
     # (`streamed_bandwidth_efficiency`). None: no cap (the prior, and every non-GPU class).
     unit_stream_gbps: float | None = None
+    # What a layer of routed experts costs beyond a dense layer, in this class's per-layer
+    # costs (decode.py, "layer_overhead"): 0, the prior, counts it as a dense layer.
+    moe_layer_extra: float = 0.0
+
+    def overhead_s(self, layer_visits: float, moe_layer_visits: float) -> float:
+        """The fixed per-layer seconds of `layer_visits` layers, `moe_layer_visits` of them
+        routed-expert layers."""
+        return (layer_visits + moe_layer_visits * self.moe_layer_extra) * self.layer_overhead_s
 
     @property
     def attention_flops_efficiency(self) -> float:

@@ -212,8 +212,13 @@ def weight_reads(x: PrefillInputs) -> Cost:
 
 @PREFILL_RULES.register("layer_overhead")
 def layer_overhead(x: PrefillInputs) -> Cost:
-    """A fixed cost per layer per micro-batch."""
-    return Cost(layer_visits=float(x.micro_batches * x.placement.parts.num_layers))
+    """A fixed cost per layer per micro-batch, and per routed-expert layer its extra kernels
+    (decode.py, "layer_overhead")."""
+    parts = x.placement.parts
+    return Cost(
+        layer_visits=float(x.micro_batches * parts.num_layers),
+        moe_layer_visits=float(x.micro_batches * parts.moe_layers),
+    )
 
 
 @PREFILL_RULES.register("expert_copies")
@@ -284,7 +289,7 @@ def prefill_time(work: PrefillWork, devices: dict[str, Device], link_gbps: float
         flops=cost.all_flops,
         compute_s=compute_s,
         weight_read_s=weight_read_s,
-        overhead_s=cost.layer_visits * home.device_class.layer_overhead_s,
+        overhead_s=home.device_class.overhead_s(cost.layer_visits, cost.moe_layer_visits),
         link_bytes=cost.link_bytes,
         link_s=link_seconds(cost.link_bytes, link_gbps),
     )
