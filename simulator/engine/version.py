@@ -43,7 +43,9 @@
 # 1.16: several machines splitting the layers over a network (llama.cpp's RPC backend,
 # `hardware.machines`, `network_gbit_per_s`): memory adds up, each boundary costs the hidden
 # state's bits over the network and a fitted fixed cost per crossing.
+# 1.17: a routed-expert layer's extra kernels (router, top-k, the experts' gather and combine)
+# as a fitted per-runtime constant in per-layer costs (`moe_layer_extra`).
 
-ENGINE_VERSION = "1.16.0"
+ENGINE_VERSION = "1.17.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -114,6 +114,16 @@ DEFAULT_RUNTIME = {GPU: LLAMA_CPP, CPU: LLAMA_CPP, UNIFIED: LLAMA_CPP_METAL}
 # Runtimes whose layer split pipelines a prompt's micro-batches over the GPUs (llama.cpp and
 # its forks since ggml-org/llama.cpp PR #6017; serve/prefill.layer_split_pipeline_factor).
 PIPELINING_RUNTIMES = frozenset({LLAMA_CPP, IK_LLAMA_CPP, LLAMA_CPP_VULKAN, LLAMA_CPP_ROCM})
+# Runtimes whose GPU backends launch a routed-expert layer's routing as separate kernels
+# (softmax or sigmoid, top-k, the weights' gather and normalisation, then the experts' outputs
+# weighted and added): llama.cpp's Metal, Vulkan and SYCL backends and MLX. llama.cpp's CUDA
+# backend (HIP's too: ggml-hip builds the ggml-cuda sources) fuses "softmax->top-k->get_rows"
+# into one kernel (ggml/src/ggml-cuda/topk-moe.cu), ik_llama.cpp is that backend's fork, and
+# vLLM, SGLang and TensorRT-LLM run fused MoE kernels under CUDA graphs: their routed-expert
+# layers cost a dense layer's (docs/model.md, "A routed-expert layer's extra kernels").
+RUNTIMES_WITH_UNFUSED_MOE_ROUTING = frozenset(
+    {LLAMA_CPP_METAL, MLX, LLAMA_CPP_VULKAN, LLAMA_CPP_SYCL}
+)
 # Runtimes built with ggml's RPC backend, which splits the layers over machines on a network
 # (ggml-org/llama.cpp tools/rpc): llama.cpp on every backend, and its fork ik_llama.cpp.
 RPC_RUNTIMES = frozenset(
@@ -172,9 +182,6 @@ class RuntimeConstants:
     # GB/s one GPU SM (compute unit) streams in this runtime's weight reads (serve/hardware.py,
     # streamed_bandwidth_efficiency); None: no cap, the prior.
     unit_stream_gbps: float | None = None
-    # A routed-expert layer's extra kernels, in per-layer costs (DeviceClass.moe_layer_extra);
-    # 0, the prior: a dense layer's.
-    moe_layer_extra: float = NO_MOE_LAYER_EXTRA
 
     def as_device_class(self) -> DeviceClass:
         return DeviceClass(
@@ -184,7 +191,6 @@ class RuntimeConstants:
             layer_overhead_s=self.layer_overhead_s,
             attention_efficiency=self.attention_efficiency,
             unit_stream_gbps=self.unit_stream_gbps,
-            moe_layer_extra=self.moe_layer_extra,
         )
 
 
@@ -206,6 +212,12 @@ class Efficiency:
     # is the hidden state's bytes alone.
     network_hop_s: float = NO_NETWORK_HOP_S
     network_hop_fitted_on: tuple[str, ...] = ()
+    # What a routed-expert layer costs beyond a dense one, in the runtime's per-layer costs,
+    # on the runtimes that launch MoE routing unfused (RUNTIMES_WITH_UNFUSED_MOE_ROUTING): one
+    # global value fitted on their decodes of dense and MoE models; 0, the prior, is a dense
+    # layer's cost.
+    moe_layer_extra: float = NO_MOE_LAYER_EXTRA
+    moe_layer_extra_fitted_on: tuple[str, ...] = ()
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
         """The constants of `runtime` on `device_class`; with no entry, its parent family's
@@ -237,7 +249,6 @@ class Efficiency:
                     prior,
                     bandwidth_efficiency=gpu.bandwidth_efficiency,
                     layer_overhead_s=gpu.layer_overhead_s,
-                    moe_layer_extra=gpu.moe_layer_extra,
                     note=(
                         f"bandwidth and per-layer cost borrowed from {runtime} on {GPU}: no row "
                         f"of it on {UNIFIED} yet; FLOPS efficiency is the prior"
@@ -250,7 +261,11 @@ class Efficiency:
         return not self.get(runtime, device_class).fitted_on
 
     def device_class(self, runtime: str | None, location: str) -> DeviceClass:
-        return self.get(runtime or DEFAULT_RUNTIME[location], location).as_device_class()
+        runtime = runtime or DEFAULT_RUNTIME[location]
+        constants = self.get(runtime, location).as_device_class()
+        if runtime in RUNTIMES_WITH_UNFUSED_MOE_ROUTING:
+            return dataclasses.replace(constants, moe_layer_extra=self.moe_layer_extra)
+        return constants
 
     def replace(self, entry: RuntimeConstants) -> Efficiency:
         """A copy with `entry` in place of the one with the same key (or added)."""
@@ -298,6 +313,8 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
         "expert_gemm_fitted_on": list(efficiency.expert_gemm_fitted_on),
         "network_hop_s": efficiency.network_hop_s,
         "network_hop_fitted_on": list(efficiency.network_hop_fitted_on),
+        "moe_layer_extra": efficiency.moe_layer_extra,
+        "moe_layer_extra_fitted_on": list(efficiency.moe_layer_extra_fitted_on),
         "entries": [
             {
                 "runtime": e.runtime,
@@ -307,7 +324,6 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
                 "layer_overhead_s": e.layer_overhead_s,
                 "attention_efficiency": e.attention_efficiency,
                 "unit_stream_gbps": e.unit_stream_gbps,
-                "moe_layer_extra": e.moe_layer_extra,
                 "fitted_on": list(e.fitted_on),
                 "note": e.note,
             }
@@ -358,9 +374,6 @@ def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
             if entry.get("unit_stream_gbps") is None
             else _fraction(entry, "unit_stream_gbps", path, upper=MAX_UNIT_STREAM_GBPS)
         ),
-        moe_layer_extra=_fraction(
-            entry, "moe_layer_extra", path, upper=MAX_MOE_LAYER_EXTRA, default=NO_MOE_LAYER_EXTRA
-        ),
         fitted_on=fitted_on,
         note=str(entry.get("note", "")),
     )
@@ -388,6 +401,16 @@ def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
         ),
         network_hop_fitted_on=_row_ids(
             data.get("network_hop_fitted_on", []), "efficiency.network_hop_fitted_on"
+        ),
+        moe_layer_extra=_fraction(
+            data,
+            "moe_layer_extra",
+            "efficiency",
+            upper=MAX_MOE_LAYER_EXTRA,
+            default=NO_MOE_LAYER_EXTRA,
+        ),
+        moe_layer_extra_fitted_on=_row_ids(
+            data.get("moe_layer_extra_fitted_on", []), "efficiency.moe_layer_extra_fitted_on"
         ),
     )
 

@@ -1,17 +1,17 @@
 """Fit the efficiency constants on the corpus: `python -m simulator.engine.calibration.fit`
 rewrites `data/efficiency.json` (add `--check` to only compare with the shipped file).
 
-Each (runtime, device class) key has up to six constants (bandwidth and FLOPS efficiency,
-per-layer overhead, attention efficiency, per-SM streaming rate, and a routed-expert layer's
-extra per-layer cost where its decodes hold both dense and MoE models). Coordinate descent
+Each (runtime, device class) key has up to five constants (bandwidth and FLOPS efficiency,
+per-layer overhead, attention efficiency, per-SM streaming rate). Coordinate descent
 over fixed grids minimizes, over the rows whose prediction uses the key, the sum of squared
 log errors plus a weak pull towards the prior (so a constant no row is sensitive to stays at
 its prior). Each round then fits the one global routing pool fraction f
 (decode.distinct_experts) on the rows whose prediction depends on it, batched MoE decode
 (batch ≥ 2), the same way (pull towards uniform routing, 1.0), the one global m½ of routed
-experts' prefill GEMMs on MoE prefill rows computed on GPUs, and the one global cost of a
-machine boundary on rows of several machines (llama.cpp RPC). Grids, order and tie-breaks
-are fixed, so the fit is deterministic.
+experts' prefill GEMMs on MoE prefill rows computed on GPUs, the one global cost of a
+machine boundary on rows of several machines (llama.cpp RPC), and the one global extra cost
+of a routed-expert layer on the decodes of runtimes that launch MoE routing unfused. Grids,
+order and tie-breaks are fixed, so the fit is deterministic.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from simulator.engine.calibration.efficiency import (
     METAL_MARLIN,
     METAL_MARLIN_DISPATCH_S,
     PRIOR_EFFICIENCY,
+    RUNTIMES_WITH_UNFUSED_MOE_ROUTING,
     TRAIN,
     UNIFORM_ROUTING,
     Efficiency,
@@ -75,7 +76,6 @@ CONSTANTS = (
     "layer_overhead_s",
     "attention_efficiency",
     "unit_stream_gbps",
-    "moe_layer_extra",
 )
 # Rows attending to at least this many tokens fit the attention kernels' efficiency: at 8k an
 # 8B GQA model's attention is a third of its prefill FLOPs (docs/model.md, "Prefill").
@@ -156,7 +156,7 @@ def _fit_key(
         # The per-layer overhead is pinned by rows run at home (runs_at_home): not a
         # hybrid's CPU share.
         fitted = pairs
-        if name in ("layer_overhead_s", "moe_layer_extra"):
+        if name == "layer_overhead_s":
             fitted = [(row, setup) for row, setup in pairs if runs_at_home(setup, key[1])]
 
         def loss(
@@ -201,17 +201,6 @@ def _grids(
     }
     if home_phases & {"decode", "serving"}:
         grids["layer_overhead_s"] = OVERHEAD_GRID_S
-        # A routed-expert layer's extra cost is told apart from a dense layer's only by the
-        # decodes of both kinds of model.
-        home_decodes = [
-            setup
-            for _, setup in pairs
-            if isinstance(setup, InferSetup)
-            and setup.phase in ("decode", "serving")
-            and runs_at_home(setup, key[1])
-        ]
-        if len({setup.request.workload.model.is_moe for setup in home_decodes}) == 2:
-            grids["moe_layer_extra"] = MOE_LAYER_EXTRA_GRID
     if key[1] == GPU and any(reads_on_counted_units(setup) for _, setup in pairs):
         grids["unit_stream_gbps"] = UNIT_STREAM_GRID
     if phases & {"prefill", "serving"}:
@@ -263,8 +252,6 @@ def _with(table: Efficiency, key: Key, name: str, value: float | None) -> Effici
         return table.replace(replace(entry, flops_efficiency=value))
     if name == "layer_overhead_s":
         return table.replace(replace(entry, layer_overhead_s=value))
-    if name == "moe_layer_extra":
-        return table.replace(replace(entry, moe_layer_extra=value))
     assert name == "attention_efficiency"
     return table.replace(replace(entry, attention_efficiency=value))
 
@@ -325,6 +312,28 @@ def _fit_expert_gemms(
     return replace(table, expert_gemm_half_rows=grid_minimum(EXPERT_GEMM_GRID, loss))
 
 
+def depends_on_moe_layer_extra(setup: Setup) -> bool:
+    """Whether the extra cost of a routed-expert layer moves the prediction: a decode at home
+    on a runtime that launches MoE routing unfused (RUNTIMES_WITH_UNFUSED_MOE_ROUTING), of a
+    dense model (which pins the per-layer cost) or an MoE one (which then pins the extra)."""
+    if not isinstance(setup, InferSetup) or setup.phase not in ("decode", "serving"):
+        return False
+    w = setup.request.workload
+    return w.runtime in RUNTIMES_WITH_UNFUSED_MOE_ROUTING and runs_at_home(setup, HOME[w.placement])
+
+
+def _fit_moe_layer_extra(
+    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    """The grid value of the extra cost minimizing the squared log errors of `pairs`; ties
+    keep the smaller (the nearer a dense layer's cost)."""
+
+    def loss(extra: float) -> float:
+        return _squared_log_errors(replace(table, moe_layer_extra=extra), pairs)
+
+    return replace(table, moe_layer_extra=grid_minimum(MOE_LAYER_EXTRA_GRID, loss))
+
+
 # The fixed cost of a token's crossing of a machine boundary (serve/network.py): 0 (its bytes
 # alone, the prior) to 20 ms in steps of 0.1 ms.
 NETWORK_HOP_GRID_S = tuple(round(1e-4 * i, 7) for i in range(201))
@@ -361,7 +370,6 @@ def _derived(table: Efficiency) -> Efficiency:
             apple,
             runtime=METAL_MARLIN,
             layer_overhead_s=METAL_MARLIN_DISPATCH_S,
-            moe_layer_extra=0.0,  # the one fused dispatch is the whole MoE layer's
             fitted_on=(),
             note=(
                 f"derived: {LLAMA_CPP_METAL}'s Apple GPU constants, and one fused trellis "
@@ -393,10 +401,15 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     networked = [(row, setup) for row, setup in resolved if depends_on_network(setup)]
     if len({source_of(row) for row, _ in networked}) < MIN_ROUTING_SOURCES:
         networked = []
+    unfused = [(row, setup) for row, setup in resolved if depends_on_moe_layer_extra(setup)]
+    kinds = {setup.request.workload.model.is_moe for _, setup in unfused}
+    if len({source_of(row) for row, _ in unfused}) < MIN_ROUTING_SOURCES or len(kinds) < 2:
+        unfused = []
     table = Efficiency(
         routing_pool_fitted_on=tuple(row.id for row, _ in routed),
         expert_gemm_fitted_on=tuple(row.id for row, _ in experts),
         network_hop_fitted_on=tuple(row.id for row, _ in networked),
+        moe_layer_extra_fitted_on=tuple(row.id for row, _ in unfused),
         entries=tuple(
             replace(
                 PRIOR_EFFICIENCY.get(*key),
@@ -416,6 +429,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
             table = _fit_expert_gemms(table, experts)
         if networked:
             table = _fit_network_hop(table, networked)
+        if unfused:
+            table = _fit_moe_layer_extra(table, unfused)
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
         table = _derived(table)
     return table
