@@ -94,7 +94,9 @@ def _system_alone(spec: BuildSpec) -> list[Problem]:
     if spec.system_count > 1:
         problems.append(
             Problem("required_parts", Severity.ERROR,
-                    "Several systems in one build are not modelled (no multi-machine split).")
+                    "Several systems in one build are not ranked: the catalog records no "
+                    "network between them. POST /api/simulate models such a cluster "
+                    "(llama.cpp RPC) with hardware.machines and network_gbit_per_s.")
         )  # fmt: skip
     return problems
 

@@ -47,11 +47,11 @@ def test_a_system_takes_no_other_parts() -> None:
     assert problem.message.startswith("The Mac X is a whole system and takes no other parts")
 
 
-def test_two_systems_in_one_build_are_not_modelled() -> None:
+def test_two_systems_in_one_build_are_not_ranked_and_the_api_route_is_named() -> None:
     problems = build_problems(BuildSpec(system=SystemFactory.build(), system_count=2))
-    assert [p.message for p in problems] == [
-        "Several systems in one build are not modelled (no multi-machine split)."
-    ]
+    assert [p.rule for p in problems] == ["required_parts"]
+    assert problems[0].message.startswith("Several systems in one build are not ranked")
+    assert "hardware.machines and network_gbit_per_s" in problems[0].message
 
 
 def test_every_priced_system_is_a_candidate_by_itself() -> None:
