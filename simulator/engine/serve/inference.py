@@ -11,7 +11,6 @@ from functools import partial
 
 from simulator.engine.calibration.efficiency import (
     PIPELINING_RUNTIMES,
-    RPC_RUNTIMES,
     RUNTIMES_COMPUTING_EXPERTS_ON_CPU,
     Efficiency,
     load_efficiency,
@@ -38,7 +37,7 @@ from simulator.engine.serve.hardware import (
     unified_device,
 )
 from simulator.engine.serve.kv_cache import kv_bytes_per_token, max_context
-from simulator.engine.serve.network import check_machines, network_s, prefill_micro_batches
+from simulator.engine.serve.network import check_machines, network_s
 from simulator.engine.serve.placement import ModelParts, Placement, Share, model_parts, place
 from simulator.engine.serve.prefill import (
     PrefillRun,
@@ -97,13 +96,7 @@ def devices_for(
     runtime = runtime or default_runtime(hardware)
     if tensor_parallel > 1:
         _check_tensor_parallel(hardware, placement, tensor_parallel)
-    check_machines(
-        hardware,
-        placement,
-        runtime=runtime,
-        rpc_runtimes=RPC_RUNTIMES,
-        tensor_parallel=tensor_parallel,
-    )
+    check_machines(hardware, placement, runtime=runtime, tensor_parallel=tensor_parallel)
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
     devices: dict[str, Device] = {}
     for location in needs:
@@ -282,10 +275,7 @@ def run_placed(
             prefill_time(placed.prefill, devices, link_gbps),
             allreduce_s=allreduce(tokens=w.prompt_tokens),
             pipeline_factor=_pipeline_factor(request, placement.name),
-            network_s=network(
-                tokens=w.prompt_tokens,
-                micro_batches=prefill_micro_batches(w.prompt_tokens, w.ubatch),
-            ),
+            network_s=network(tokens=w.prompt_tokens, micro_batches=placed.prefill.micro_batches),
         ),
     )
 

@@ -5,8 +5,9 @@ GPUs of one machine), so a token visits them one after another: the step's reads
 and per-layer costs are one machine's pace over all the layers, as for a layer split over
 GPUs, and the memory adds up. What the network adds is at each of the M − 1 boundaries:
 
-- the hidden state of every token crossing it, in f32 (ggml copies the split's output tensor
-  between backends as it is; the RPC backend sends it with `set_tensor`);
+- the hidden state of every token crossing it, in f32 (decode.ACTIVATION_BYTES: ggml copies
+  the split's output tensor between backends as it is; the RPC backend sends it with
+  `set_tensor`);
 - a fixed cost per crossing of a micro-batch: the RPC calls that copy the tensor and run the
   next machine's part of the graph wait for their answers (`ggml-rpc.cpp`: every command is a
   request and its response on one TCP connection), and a device on the RPC backend "does not
@@ -19,15 +20,14 @@ docs/model.md, "Several machines over a network".
 
 from __future__ import annotations
 
-import math
-
+from simulator.engine.calibration.efficiency import RPC_RUNTIMES
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
+from simulator.engine.serve.decode import ACTIVATION_BYTES
 from simulator.engine.serve.hardware import GPU, UNIFIED
+from simulator.engine.units import GIGA
 
-HIDDEN_STATE_BYTES = 4  # f32, as ggml's split outputs are
 BITS_PER_BYTE = 8
-GIGA = 1e9
 
 
 def network_s(
@@ -39,13 +39,8 @@ def network_s(
     if boundaries <= 0:
         return 0.0
     assert hardware.network_gbit_per_s is not None  # io/hardware.py requires it
-    bits = tokens * hidden_size * HIDDEN_STATE_BYTES * BITS_PER_BYTE
+    bits = tokens * hidden_size * ACTIVATION_BYTES * BITS_PER_BYTE
     return boundaries * (micro_batches * hop_s + bits / (hardware.network_gbit_per_s * GIGA))
-
-
-def prefill_micro_batches(tokens: int, ubatch: int) -> int:
-    """The micro-batches a prompt crosses each boundary in (one when `ubatch` is 0)."""
-    return math.ceil(tokens / ubatch) if ubatch else 1
 
 
 def check_machines(
@@ -53,7 +48,6 @@ def check_machines(
     placement: str,
     *,
     runtime: str,
-    rpc_runtimes: frozenset[str],
     tensor_parallel: int = 1,
 ) -> None:
     """Several machines serve a model as llama.cpp's RPC backend splits it: its layers over
@@ -70,7 +64,7 @@ def check_machines(
             f"(llama.cpp RPC): placement 'gpu' or 'unified', not {placement!r}"
         )
         raise EngineInputError(field=field, message=message)
-    if runtime not in rpc_runtimes:
+    if runtime not in RPC_RUNTIMES:
         message = (
             f"the engine models several machines as llama.cpp's RPC backend splits layers over "
             f"them; {runtime} is not of the llama.cpp family"

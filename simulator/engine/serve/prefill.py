@@ -247,6 +247,7 @@ class PrefillWork:
 
     home: str
     tokens: int
+    micro_batches: int  # of `ubatch` tokens each
     cost: Cost
     cpu_cost: Cost
 
@@ -272,6 +273,7 @@ def prefill_work(
     return PrefillWork(
         home=HOME[placement.name],
         tokens=tokens,
+        micro_batches=inputs.micro_batches,
         cost=PREFILL_RULES.total(inputs),
         cpu_cost=CPU_PREFILL_RULES.total(inputs),
     )

@@ -11,8 +11,9 @@ import pytest
 from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.errors import EngineInputError
 from simulator.engine.io.request import parse_request
+from simulator.engine.serve.decode import ACTIVATION_BYTES
 from simulator.engine.serve.inference import simulate_inference
-from simulator.engine.serve.network import HIDDEN_STATE_BYTES, network_s
+from simulator.engine.serve.network import network_s
 from simulator.engine.simulate import simulate
 from simulator.engine.units import GIB
 
@@ -36,7 +37,7 @@ def _run(hardware: dict[str, Any], *, hop_s: float = 0.0, **workload: Any) -> An
 def test_each_boundary_costs_the_hidden_states_bits_over_the_network_and_a_fixed_hop() -> None:
     hardware = _request({"unified": STRIX, "machines": 3, "network_gbit_per_s": 10}).hardware
     seconds = network_s(hardware, tokens=4, micro_batches=1, hidden_size=2880, hop_s=1e-3)
-    bits = 4 * 2880 * HIDDEN_STATE_BYTES * 8
+    bits = 4 * 2880 * ACTIVATION_BYTES * 8
     assert seconds == pytest.approx(2 * (1e-3 + bits / 10e9))
     one = _request({"unified": STRIX}).hardware
     assert network_s(one, tokens=4, micro_batches=1, hidden_size=2880, hop_s=1e-3) == 0.0
@@ -46,11 +47,11 @@ def test_two_machines_add_the_network_to_one_machines_step_and_double_its_memory
     one = _run({"unified": STRIX})
     two = _run({"unified": STRIX, "machines": 2, "network_gbit_per_s": 10}, hop_s=2e-3)
 
-    crossing = 2e-3 + GPT_OSS_HIDDEN * HIDDEN_STATE_BYTES * 8 / 10e9
+    crossing = 2e-3 + GPT_OSS_HIDDEN * ACTIVATION_BYTES * 8 / 10e9
     assert two.decode.network_s == pytest.approx(crossing)
     assert two.decode.step_s == pytest.approx(one.decode.step_s + crossing)
     # the prompt crosses in 2048 / 512 = 4 micro-batches, every token's hidden state once
-    prompt_bits = 2048 * GPT_OSS_HIDDEN * HIDDEN_STATE_BYTES * 8
+    prompt_bits = 2048 * GPT_OSS_HIDDEN * ACTIVATION_BYTES * 8
     assert two.prefill.network_s == pytest.approx(4 * 2e-3 + prompt_bits / 10e9)
     assert two.prefill.time_s == pytest.approx(one.prefill.time_s + two.prefill.network_s)
     assert two.devices[0].capacity_bytes == pytest.approx(2 * one.devices[0].capacity_bytes)
