@@ -80,7 +80,8 @@ def required_parts(spec: BuildSpec) -> list[Problem]:
 
 
 def _system_alone(spec: BuildSpec) -> list[Problem]:
-    """A whole system (unified memory) is a build by itself: one of it, nothing else."""
+    """A whole system (unified memory) is a build by itself: one of it, or several of the same
+    joined by their built-in network port (a cluster), nothing else."""
     assert spec.system is not None
     others = [part.name for part, _ in spec.lines() if part.kind != PartKind.SYSTEM]
     problems = []
@@ -91,12 +92,13 @@ def _system_alone(spec: BuildSpec) -> list[Problem]:
                     f"The {spec.system.name} is a whole system and takes no other parts "
                     f"(the build also lists {listed}).")
         )  # fmt: skip
-    if spec.system_count > 1:
+    if spec.system_count > 1 and spec.system.network_gbit_per_s is None:
         problems.append(
             Problem("required_parts", Severity.ERROR,
-                    "Several systems in one build are not ranked: the catalog records no "
-                    "network between them. POST /api/simulate models such a cluster "
-                    "(llama.cpp RPC) with hardware.machines and network_gbit_per_s.")
+                    f"{spec.system_count} {spec.system.name} systems split a model over their "
+                    "network port (llama.cpp RPC), and the catalog records no published speed "
+                    "for its port. POST /api/simulate models such a cluster with "
+                    "hardware.machines and network_gbit_per_s.")
         )  # fmt: skip
     return problems
 

@@ -53,6 +53,10 @@ from catalog.spec import BuildSpec, HardwareDict, SystemHardwareDict
 
 GPU_COUNTS = (1, 2, 3, 4, 8)
 RAM_TIERS_GB = (32, 64, 128, 256, 512)
+# Clusters of one whole system over its own network port, as people build them (kyuz0's two
+# Framework Desktops over llama.cpp RPC): two machines, port to port on one cable. More would
+# need a switch, which the catalog does not price.
+CLUSTER_SIZES = (2,)
 # Desktop builds may pair two ATX supplies; server chassis take up to four modules.
 MAX_PSUS = {PsuFormFactor.ATX: 2, PsuFormFactor.SERVER: 4}
 
@@ -161,7 +165,10 @@ class Candidate:
     def name(self) -> str:
         spec = self.spec
         if spec.system is not None:
-            return spec.system.name
+            if spec.system_count == 1:
+                return spec.system.name
+            network = f"{spec.system.network_gbit_per_s:g} Gbit/s"
+            return f"{spec.system_count}x {spec.system.name} | {network} network"
         assert spec.gpu is not None
         assert self.storage_tier is not None
         assert spec.motherboard is not None
@@ -471,12 +478,17 @@ def candidate_builds(
     return list(found.values())
 
 
-def system_candidates(snapshot: CatalogSnapshot) -> list[Candidate]:
+def system_candidates(
+    snapshot: CatalogSnapshot, *, cluster_sizes: tuple[int, ...] = CLUSTER_SIZES
+) -> list[Candidate]:
     """Every priced whole system, each a build by itself (inference only: the training
-    engine streams layers to a discrete GPU)."""
+    engine streams layers to a discrete GPU), and `cluster_sizes` of each whose built-in
+    network port has a published speed, joined by it (llama.cpp RPC splits the layers)."""
     found = []
     for system in snapshot.priced(PartKind.SYSTEM):
         assert isinstance(system, System)
-        spec = BuildSpec(system=system, system_count=1)
-        found.append(Candidate(spec, snapshot.cost(spec), None, system.memory_gb))
+        sizes = (1,) if system.network_gbit_per_s is None else (1, *cluster_sizes)
+        for count in sizes:
+            spec = BuildSpec(system=system, system_count=count)
+            found.append(Candidate(spec, snapshot.cost(spec), None, system.memory_gb * count))
     return found

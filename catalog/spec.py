@@ -79,10 +79,13 @@ class UnifiedHardware(TypedDict):
 
 
 class SystemHardwareDict(TypedDict):
-    """A whole system's inference hardware: unified memory only (no training form)."""
+    """A whole system's inference hardware: unified memory only (no training form); a
+    cluster of several over their built-in network port (llama.cpp RPC)."""
 
     unified: UnifiedHardware
     ram_gb: int
+    machines: NotRequired[int]
+    network_gbit_per_s: NotRequired[float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +227,7 @@ class BuildSpec:
     def any_hardware(self) -> HardwareDict | SystemHardwareDict:
         """`hardware()` for a PC build; the unified-memory form for a whole system."""
         if self.system is not None:
-            return self.system_hardware(self.system)
+            return self.system_hardware(self.system, machines=self.system_count)
         return self.hardware()
 
     def hardware(self) -> HardwareDict:
@@ -261,7 +264,10 @@ class BuildSpec:
         return hardware
 
     @staticmethod
-    def system_hardware(system: System) -> SystemHardwareDict:
+    def system_hardware(system: System, *, machines: int = 1) -> SystemHardwareDict:
+        """The unified-memory form of `machines` of the system: several split the model's
+        layers over their built-in network port (compatibility.py refuses a cluster of a
+        system whose port speed is not published)."""
         unified: UnifiedHardware = {
             "name": system.name,
             "mem_gb": system.memory_gb,
@@ -270,7 +276,13 @@ class BuildSpec:
         }
         if system.manufacturer != DEFAULT_SYSTEM_MAKER:
             unified["maker"] = system.manufacturer
-        return {"unified": unified, "ram_gb": system.memory_gb}
+        hardware: SystemHardwareDict = {"unified": unified, "ram_gb": system.memory_gb}
+        if machines > 1:
+            if system.network_gbit_per_s is None:
+                raise ValueError(f"the {system.name} has no published network port speed")
+            hardware["machines"] = machines
+            hardware["network_gbit_per_s"] = system.network_gbit_per_s
+        return hardware
 
 
 _SPEC_FIELDS = {

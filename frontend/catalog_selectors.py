@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from catalog.models import PART_MODELS, BoardFormFactor, Part, PartKind, PcieGen
+from catalog.models import System as SystemPart
 from catalog.selectors import (
     exchange_rate_table,
     part_current_price,
@@ -198,7 +199,12 @@ def part_spec_fields(model: type[Part]) -> list[str]:
     """The fields of the kind's own table, in the model's order (the `Part` row's name,
     source and notes, and the link to it, are not specifications)."""
     fields: Iterable[Field[Any, Any]] = model._meta.local_concrete_fields
-    return [f.name for f in fields if not f.is_relation]
+    return [f.name for f in fields if not f.is_relation and f.name not in ENGINE_FIGURE_FIELDS]
+
+
+# A system's fields that carry a source of their own: shown with it among the engine's
+# figures (`part_engine_figures`), not in the specifications table under the part's source.
+ENGINE_FIGURE_FIELDS = frozenset({"network_gbit_per_s", "network_source"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -220,7 +226,8 @@ def part_engine_figures(*, part: Part) -> list[EngineFigure]:
     share (docs/model.md)."""
     if part.kind == PartKind.SYSTEM:
         system = find_device(System, part.name)
-        return [] if system is None else [_bandwidth_figure(system)]
+        bandwidth = [] if system is None else [_bandwidth_figure(system)]
+        return [*bandwidth, _network_figure(part.detail)]
     if part.kind != PartKind.GPU:
         return []
     record = find_device(Gpu, part.name)
@@ -245,6 +252,20 @@ def part_engine_figures(*, part: Part) -> list[EngineFigure]:
         stated=record.bf16_sustained_tflops is not None,
     )
     return [units, sustained, _bandwidth_figure(record)]
+
+
+def _network_figure(system: Part) -> EngineFigure:
+    """A whole system's built-in network port: two of it over one cable are a candidate."""
+    assert isinstance(system, SystemPart)
+    gbit = system.network_gbit_per_s
+    return EngineFigure(
+        label="network port (two of it split a model over it)",
+        text=NOT_STATED if gbit is None else f"{_number(gbit)} Gbit/s",
+        source=system.network_source
+        or 'not published: not offered as a pair (docs/catalog.md, "Two of a system over its '
+        'own network port")',
+        stated=gbit is not None,
+    )
 
 
 def _bandwidth_figure(record: Gpu | System) -> EngineFigure:

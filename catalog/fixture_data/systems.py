@@ -45,8 +45,61 @@ def gpu_tflops(cores: int, ghz: float) -> float:
 APPLE_MAX_POWER_W = {804: 270}
 
 
+# The built-in wired Ethernet port of each system (the standard configuration's), which two of
+# them joined by one cable split a model over (llama.cpp RPC). Values as published, read
+# 2026-12-06; a system without one is not offered as a cluster.
+POCKET_LINT_STUDIO = (
+    "Pocket-lint, 'The Mac Studio gets the M4 Max and M3 Ultra chip' (spec box quoting Apple's "
+    "sheet): 'Ports M4 Max: ... 10Gb Ethernet port'; 'M3 Ultra: ... 10Gb Ethernet port', "
+    "https://www.pocket-lint.com/the-mac-studio-gets-the-m4-max-and-m3-ultra-chip/, read "
+    "2026-12-06"
+)
+MINI_GIGABIT = (
+    "ChannelNews launch report (2024-10-30): 'Mac Mini comes standard with Gigabit Ethernet, "
+    "configurable up to 10Gb Ethernet', https://www.channelnews.com.au/small-but-fierce-new-mac-"
+    "mini-has-m4-chip-and-plenty-of-ports/, read 2026-12-06 (the catalog's configurations are the "
+    "standard port's)"
+)
+SPARK_10GBE = (
+    "NVIDIA DGX Spark User Guide, Hardware Overview: 'Network | 1x RJ-45 (10 GbE), ConnectX-7 "
+    "Smart NIC, Wi-Fi 7, Bluetooth 5.4', https://docs.nvidia.com/dgx/dgx-spark/hardware.html "
+    "(a stored copy retrieved 2026-06-05), read 2026-12-06; the RJ-45 port, not the ConnectX-7 "
+    "QSFP ports (up to 200 Gbps) a QSFP cable would join"
+)
+FRAMEWORK_5GBE = (
+    "the board's Ethernet controller as lspci lists it on a 128GB Framework Desktop: 'Realtek "
+    "Semiconductor Co., Ltd. RTL8126 5GbE Controller', GitHub kyuz0/strixhalo-homelab "
+    "Hardware/Boards/Framework_Desktop_Mainboard.md, read 2026-12-06 (no Framework spec text "
+    "found)"
+)
+BOSGAME_2_5GBE = (
+    "the board's Ethernet controller as lspci lists it on a Bosgame M5 128GiB (board AXB35-02): "
+    "'Realtek Semiconductor Co., Ltd. RTL8125 2.5GbE Controller (rev 05)', GitHub "
+    "kyuz0/strixhalo-homelab Hardware/PCs/Bosgame_M5.md @ a52f32e8b22b714c943617edd5d95115925abbd7,"
+    " read 2026-12-06 (no Bosgame spec text found)"
+)
+NETWORK_BY_PK: dict[int, tuple[float, str]] = {
+    801: (1.0, MINI_GIGABIT),
+    802: (10.0, POCKET_LINT_STUDIO),
+    803: (10.0, POCKET_LINT_STUDIO),
+    804: (10.0, POCKET_LINT_STUDIO),
+    805: (10.0, SPARK_10GBE),
+    806: (5.0, FRAMEWORK_5GBE),
+    807: (2.5, BOSGAME_2_5GBE),
+    808: (10.0, POCKET_LINT_STUDIO),
+    809: (1.0, MINI_GIGABIT),
+}
+
+
 def _with_power(part: dict[str, Any]) -> dict[str, Any]:
-    return {**part, "fields": {**part["fields"], "max_power_w": APPLE_MAX_POWER_W.get(part["pk"])}}
+    gbit, source = NETWORK_BY_PK.get(part["pk"], (None, ""))
+    fields = {
+        **part["fields"],
+        "max_power_w": APPLE_MAX_POWER_W.get(part["pk"]),
+        "network_gbit_per_s": gbit,
+        "network_source": source,
+    }
+    return {**part, "fields": fields}
 
 
 SYSTEMS = [

@@ -352,6 +352,15 @@ class System(Part):
         blank=True,
         help_text="the maker's maximum power consumption, W; blank: not published",
     )
+    network_gbit_per_s = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="the built-in wired network port's speed, Gbit/s (10 GbE is 10), which "
+        "machines of a cluster split a model over; blank: not published",
+    )
+    network_source = models.TextField(
+        blank=True, help_text="where the network speed is published, and when it was read"
+    )
 
     class Meta:
         verbose_name = "system"
@@ -361,6 +370,7 @@ class System(Part):
             _positive("memory_gb", "system"),
             _positive("mem_bandwidth_gbps", "system"),
             _positive("gpu_tflops", "system"),
+            _positive("network_gbit_per_s", "system"),  # NULL passes: not published
         ]
 
 

@@ -215,13 +215,14 @@ def error_band_for(
     workload: Mapping[str, Any],
     report: AccuracyReport | None = None,
     runtime: str | None = None,
+    machines: int = 1,
 ) -> dict[str, Any]:
     """The error band of a figure: its category, the typical |error| there (a fraction: the
     engine's `error_band`, None when nothing is modeled), what that is based on, and the
     range the measured value likely lies in (cross-validated 10th–90th percentile of the
     signed errors, `speed_factor_low`/`_high` multiplying a predicted speed)."""
     report = accuracy_report_get() if report is None else report
-    category = band_category(kind, placement, gpu_count, _is_moe(workload))
+    category = band_category(kind, placement, gpu_count, _is_moe(workload), machines)
     span = band_range(category, report, _figure_runtime(kind, placement, runtime))
     factors = (None, None) if span is None else span.speed_factors
     return {
@@ -279,7 +280,8 @@ def ranking_rows_banded(
     bands: dict[tuple[Any, ...], dict[str, Any]] = {}
     banded = []
     for row in rows:
-        key = (row.get("placement"), row.get("gpu_count") or 0, row.get("system_name"))
+        machines = int(row.get("machines") or 1)
+        key = (row.get("placement"), row.get("gpu_count") or 0, row.get("system_name"), machines)
         if key not in bands:
             bands[key] = error_band_for(
                 kind=kind,
@@ -288,6 +290,7 @@ def ranking_rows_banded(
                 workload=workload,
                 report=report,
                 runtime=workload.get("runtime"),
+                machines=machines,
             )
         banded.append({**row, "error_band": bands[key], **figure_ranges(row, bands[key])})
     return banded
@@ -310,6 +313,7 @@ def result_error_band(result: Mapping[str, Any]) -> dict[str, Any]:
         gpu_count=int(hardware.get("gpu_count") or (1 if hardware.get("gpu") else 0)),
         workload=workload,
         runtime=workload.get("runtime"),
+        machines=int(hardware.get("machines") or 1),
     )
     best = result.get("best") if isinstance(result.get("best"), Mapping) else {}
     figures = {**result, **(best or {})}

@@ -505,7 +505,8 @@ def _infer_row(hardware: Mapping[str, Any], search: PlacementSearch) -> Row:
         "gpu_count": int(hardware.get("gpu_count", 0)) if gpu is not None else 0,
         "cpu_name": None if cpu is None else cpu["name"],
         "system_name": None if unified is None else unified["name"],
-        "ram_gb": hardware["ram_gb"],
+        "machines": int(hardware.get("machines", 1)),
+        "ram_gb": hardware["ram_gb"] * int(hardware.get("machines", 1)),  # all machines
         "decode_tokens_per_s": float(best.decode.tokens_per_s),
         "prefill_tokens_per_s": float(best.prefill.tokens_per_s),
         "max_context": int(best.max_context),

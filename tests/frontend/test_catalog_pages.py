@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from catalog.models import PART_MODELS, Part, PartKind
+from catalog.models import PART_MODELS, Part, PartKind, System
 from catalog.selectors import RateTable
 from frontend import charts
 from frontend.catalog_selectors import SPECS, part_spec_fields
@@ -174,6 +174,31 @@ def test_gpu_and_system_pages_show_their_measured_streaming_bandwidth_or_say_it_
     mini = bandwidth("mac-mini-m4-pro-64gb")
     assert not mini.stated
     assert "median measured share" in mini.source
+
+
+@pytest.mark.usefixtures("catalog")
+def test_a_system_page_shows_its_network_port_with_its_source_or_says_it_is_unpublished(
+    client: Client,
+) -> None:
+    def network(slug: str) -> Any:
+        response = client.get(f"/catalog/parts/{slug}/")
+        assert response.status_code == 200
+        label = "network port (two of it split a model over it)"
+        return {f.label: f for f in response.context["engine_figures"]}[label]
+
+    studio = network("mac-studio-m3-ultra-96gb")
+    assert (studio.text, studio.stated) == ("10 Gbit/s", True)
+    assert "pocket-lint.com" in studio.source
+    framework = network("framework-desktop-ryzen-ai-max-395-128gb")
+    assert framework.text == "5 Gbit/s"
+    assert "RTL8126" in framework.source
+
+    System.objects.filter(slug="bosgame-m5-128gb").update(
+        network_gbit_per_s=None, network_source=""
+    )
+    bosgame = network("bosgame-m5-128gb")
+    assert not bosgame.stated
+    assert "not offered as a pair" in bosgame.source
 
 
 def _first_slug(kind: str) -> str:

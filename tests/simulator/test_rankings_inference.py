@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from simulator.engine.errors import EngineInputError
 from simulator.models import SimulationRun
 from simulator.ranking import sort_rows
+from simulator.services.accuracy import ranking_rows_banded
 from simulator.services.ranking_filters import RankingFilters
 from simulator.services.ranking_views import ranking_priced
 from simulator.services.rankings import (
@@ -176,3 +177,28 @@ def test_get_rankings_rejects_a_training_sort_for_inference(catalog: None) -> No
 
     assert response.status_code == 400
     assert "sort" in response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_a_model_too_big_for_one_system_is_ranked_on_a_cluster_of_them(catalog: None) -> None:
+    # GLM-4.7 (355 B) at Q4_K_M is ~200 GB: no 128 GB system holds it; two of one, joined
+    # by its own network port (llama.cpp RPC), do.
+    workload = {**FLASH, "model": "glm-4.7", "context": 8192}
+    options = {"budget_usd": 30000, "gpu_count_max": 1}
+    rows = _rows({"workload": workload, "ranking": options})
+    singles = {row["name"]: row for row in rows if row["machines"] == 1}
+    clusters = [row for row in rows if row["machines"] > 1]
+
+    pair = "2x Framework Desktop Ryzen AI Max+ 395 128GB | 5 Gbit/s network"
+    assert pair in {row["name"] for row in clusters}
+    assert "Framework Desktop Ryzen AI Max+ 395 128GB" not in singles
+    for row in clusters:
+        assert row["placement"] == "unified"
+        assert row["decode_tokens_per_s"] > 0
+        assert row["ram_gb"] >= 256
+        assert row["name"].endswith("Gbit/s network")
+        [line] = row["parts"]
+        assert line["quantity"] == row["machines"]
+    # their speeds carry the layer split's error band, as the corpus files clusters
+    for row in ranking_rows_banded(clusters, workload=workload):
+        assert row["error_band"]["category"] == "inference_multi_gpu_layer_split"

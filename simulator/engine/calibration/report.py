@@ -191,14 +191,19 @@ def accuracy_report(
     )
 
 
-def band_category(kind: str, placement: str | None, gpu_count: int, moe: bool) -> str:
+def band_category(
+    kind: str, placement: str | None, gpu_count: int, moe: bool, machines: int = 1
+) -> str:
     """The corpus category whose accuracy a planner figure carries. Training is the
     fine-tuning category (the planner's training keeps experts on the GPU); inference by
-    placement: hybrid → MoE offload; unified → unified-memory MoE or Apple silicon (dense);
+    placement: several machines (llama.cpp RPC) → layer split, as the corpus files their
+    rows; hybrid → MoE offload; unified → unified-memory MoE or Apple silicon (dense);
     several GPUs → layer split; one GPU → MoE on GPU or dense GPU. CPU-only figures have no
     category of their own ("inference_cpu": the band falls back to the overall median)."""
     if kind == "train":
         return "training_finetune"
+    if machines > 1:
+        return "inference_multi_gpu_layer_split"
     if placement == "hybrid":
         return "inference_moe_offload"
     if placement == "unified":

@@ -79,6 +79,9 @@ def test_the_band_is_the_category_median_with_three_rows_else_the_overall_median
         (("infer", "hybrid", 1, True), "inference_moe_offload"),
         (("infer", "unified", 0, False), "inference_apple_silicon"),
         (("infer", "unified", 0, True), "inference_unified_memory_moe"),
+        # several machines over a network: the corpus files those rows as a layer split
+        (("infer", "unified", 0, True, 2), "inference_multi_gpu_layer_split"),
+        (("infer", "gpu", 1, False, 4), "inference_multi_gpu_layer_split"),
     ],
 )
 def test_a_planner_figure_maps_to_its_corpus_category(args, category):
