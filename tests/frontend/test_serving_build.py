@@ -150,6 +150,28 @@ def test_a_whole_system_candidate_serves_from_unified_memory(client: Client) -> 
     assert "Fine-tuning on this build" not in _text(response)  # training needs a GPU
 
 
+def test_a_pair_of_systems_serves_a_model_one_cannot_hold_and_says_so(client: Client) -> None:
+    framework = Part.objects.get(slug="framework-desktop-ryzen-ai-max-395-128gb")
+    glm = {**FLASH, "model": "glm-4.7", "context": "8192"}
+
+    alone = client.get("/builds/candidate/serve/", {**glm, "parts": f"{framework.pk}:1"})
+    pair = client.get("/builds/candidate/serve/", {**glm, "parts": f"{framework.pk}:2"})
+
+    assert "result" not in alone.context
+    assert "GB usable" in _text(alone)
+    assert pair.status_code == 200, pair.context["form"].errors
+    result = pair.context["result"]
+    assert (result["hardware"]["machines"], result["hardware"]["network_gbit_per_s"]) == (2, 5.0)
+    assert result["decode"]["network_s"] > 0
+    assert result["decode_tokens_per_s"] == _engine(result).decode.tokens_per_s
+    machines = re.search(r'<span id="serving-machines">(.*?)</span>', _text(pair), re.S)
+    assert machines is not None
+    assert unescape(machines.group(1)) == (
+        "2 such machines joined by a 5 Gbit/s network, the model's layers split over them "
+        "(llama.cpp RPC)"
+    )
+
+
 def test_a_context_the_engine_refuses_is_shown_on_its_field(client: Client) -> None:
     response = client.get(f"/builds/{BUILD_B}/serve/", {**FLASH, "context": "0"})
 

@@ -4,15 +4,18 @@ section is read once, into the one hardware description, as that kind reads it."
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from simulator.engine.errors import EngineInputError
+from simulator.engine.hardware import Hardware
 from simulator.engine.io.fields import choice, require_known_fields, section
 from simulator.engine.io.hardware import parse_hardware
 from simulator.engine.io.model import model_config_json
 from simulator.engine.io.serve_request import parse_infer_workload
 from simulator.engine.io.train_request import parse_train_workload
-from simulator.engine.serve.workload import INFER
+from simulator.engine.serve.hardware import CPU, GPU, UNIFIED
+from simulator.engine.serve.workload import INFER, InferWorkload
 from simulator.engine.train.workload import TRAIN
 from simulator.engine.workload import KINDS, SimulationRequest, Workload
 
@@ -42,8 +45,20 @@ def parse_request(body: object) -> SimulationRequest[Any]:
     require_known_fields(body, REQUEST_FIELDS, "")
     workload = section(body, "workload")
     parsed = parse_workload(workload)
+    hardware = parse_hardware(section(body, "hardware"), kind=parsed.kind)
+    if isinstance(parsed, InferWorkload) and workload.get("placement") is None:
+        parsed = replace(parsed, placement=default_placement(hardware))
     return SimulationRequest(
         workload=parsed,
-        hardware=parse_hardware(section(body, "hardware"), kind=parsed.kind),
+        hardware=hardware,
         model_config_json=model_config_json(workload),
     )
+
+
+def default_placement(hardware: Hardware) -> str:
+    """Where a serving workload that names no placement runs: on the GPUs where there are
+    some, else in the unified memory of a whole system, else on the CPU (the only place such
+    hardware offers)."""
+    if hardware.gpu is not None:
+        return GPU
+    return UNIFIED if hardware.unified is not None else CPU

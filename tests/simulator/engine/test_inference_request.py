@@ -95,6 +95,27 @@ def test_unified_memory_hardware_parses():
 
 
 @pytest.mark.parametrize(
+    ("hardware", "placement"),
+    [
+        ({"unified": "framework-desktop-ryzen-ai-max-395-128gb"}, "unified"),
+        ({"cpu": "epyc-9124", "ram_gb": 256}, "cpu"),
+        ({"gpu": "RTX 3090", "cpu": "epyc-9124", "ram_gb": 256}, "gpu"),
+    ],
+)
+def test_a_workload_naming_no_placement_runs_where_the_hardware_can(hardware, placement):
+    workload = {k: v for k, v in INFER_BODY["workload"].items() if k != "placement"}
+    request = parse_request({"workload": workload, "hardware": hardware})
+    assert request.workload.placement == placement
+    result = simulate(request)
+    assert isinstance(result, InferenceResult)
+    assert result.placement.name == placement
+    # a placement named keeps its refusal
+    named = {"workload": {**workload, "placement": "gpu"}, "hardware": hardware}
+    if "gpu" not in hardware:
+        assert field_of_error(named) == "hardware.gpu"
+
+
+@pytest.mark.parametrize(
     ("path", "value"),
     [
         ("workload.placement", "cloud"),
