@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from importlib import resources
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from simulator.engine.calibration.corpus import (
     MeasurementRow,
@@ -300,18 +300,6 @@ def depends_on_expert_gemms(setup: Setup) -> bool:
     return w.model.is_moe and w.placement != "cpu"
 
 
-def _fit_expert_gemms(
-    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
-) -> Efficiency:
-    """The grid value of m½ minimizing the squared log errors of `pairs`; ties keep the
-    smaller m½ (the nearer no underfill)."""
-
-    def loss(half_rows: float) -> float:
-        return _squared_log_errors(replace(table, expert_gemm_half_rows=half_rows), pairs)
-
-    return replace(table, expert_gemm_half_rows=grid_minimum(EXPERT_GEMM_GRID, loss))
-
-
 def depends_on_moe_layer_extra(setup: Setup) -> bool:
     """Whether the extra cost of a routed-expert layer moves the prediction: a decode at home
     on a runtime that launches MoE routing unfused (RUNTIMES_WITH_UNFUSED_MOE_ROUTING), of a
@@ -320,18 +308,6 @@ def depends_on_moe_layer_extra(setup: Setup) -> bool:
         return False
     w = setup.request.workload
     return w.runtime in RUNTIMES_WITH_UNFUSED_MOE_ROUTING and runs_at_home(setup, HOME[w.placement])
-
-
-def _fit_moe_layer_extra(
-    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
-) -> Efficiency:
-    """The grid value of the extra cost minimizing the squared log errors of `pairs`; ties
-    keep the smaller (the nearer a dense layer's cost)."""
-
-    def loss(extra: float) -> float:
-        return _squared_log_errors(replace(table, moe_layer_extra=extra), pairs)
-
-    return replace(table, moe_layer_extra=grid_minimum(MOE_LAYER_EXTRA_GRID, loss))
 
 
 # The fixed cost of a token's crossing of a machine boundary (serve/network.py): 0 (its bytes
@@ -344,16 +320,37 @@ def depends_on_network(setup: Setup) -> bool:
     return isinstance(setup, InferSetup) and setup.request.hardware.machines > 1
 
 
-def _fit_network_hop(
-    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
+# The global constants fitted like m½, each on its own grid from its prior (first, so that
+# ties keep it) up: m½, a machine boundary's cost, a routed-expert layer's extra cost.
+GLOBAL_GRIDS: dict[str, tuple[float, ...]] = {
+    "expert_gemm_half_rows": EXPERT_GEMM_GRID,
+    "network_hop_s": NETWORK_HOP_GRID_S,
+    "moe_layer_extra": MOE_LAYER_EXTRA_GRID,
+}
+
+
+def _fit_global(
+    table: Efficiency, name: str, pairs: Sequence[tuple[MeasurementRow, Setup]]
 ) -> Efficiency:
-    """The grid value of the hop cost minimizing the squared log errors of `pairs`; ties keep
-    the smaller (the nearer the bytes alone)."""
+    """The value of the table's global constant `name` on its grid (GLOBAL_GRIDS) minimizing
+    the squared log errors of `pairs`; ties keep the smaller (the nearer the prior)."""
 
-    def loss(hop_s: float) -> float:
-        return _squared_log_errors(replace(table, network_hop_s=hop_s), pairs)
+    def at(value: float) -> Efficiency:
+        change: dict[str, Any] = {name: value}  # one of Efficiency's float fields
+        return replace(table, **change)
 
-    return replace(table, network_hop_s=grid_minimum(NETWORK_HOP_GRID_S, loss))
+    def loss(value: float) -> float:
+        return _squared_log_errors(at(value), pairs)
+
+    return at(grid_minimum(GLOBAL_GRIDS[name], loss))
+
+
+def _from_enough_sources(
+    pairs: list[tuple[MeasurementRow, Setup]],
+) -> list[tuple[MeasurementRow, Setup]]:
+    """`pairs` when they come from at least MIN_ROUTING_SOURCES sources, else none (a global
+    constant then keeps its prior)."""
+    return pairs if len({source_of(row) for row, _ in pairs}) >= MIN_ROUTING_SOURCES else []
 
 
 # Keys whose constants are derived rather than fitted (see _derived): no row fits them.
@@ -392,19 +389,12 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
         for key in setup_keys(setup):
             if key not in DERIVED_KEYS:
                 by_key.setdefault(key, []).append((row, setup))
-    routed = [(row, setup) for row, setup in resolved if depends_on_routing(setup)]
-    if len({source_of(row) for row, _ in routed}) < MIN_ROUTING_SOURCES:
-        routed = []
-    experts = [(row, setup) for row, setup in resolved if depends_on_expert_gemms(setup)]
-    if len({source_of(row) for row, _ in experts}) < MIN_ROUTING_SOURCES:
-        experts = []
-    networked = [(row, setup) for row, setup in resolved if depends_on_network(setup)]
-    if len({source_of(row) for row, _ in networked}) < MIN_ROUTING_SOURCES:
-        networked = []
-    unfused = [(row, setup) for row, setup in resolved if depends_on_moe_layer_extra(setup)]
-    kinds = {setup.request.workload.model.is_moe for _, setup in unfused}
-    if len({source_of(row) for row, _ in unfused}) < MIN_ROUTING_SOURCES or len(kinds) < 2:
-        unfused = []
+    routed = _from_enough_sources([p for p in resolved if depends_on_routing(p[1])])
+    experts = _from_enough_sources([p for p in resolved if depends_on_expert_gemms(p[1])])
+    networked = _from_enough_sources([p for p in resolved if depends_on_network(p[1])])
+    unfused = _from_enough_sources([p for p in resolved if depends_on_moe_layer_extra(p[1])])
+    if len({setup.request.workload.model.is_moe for _, setup in unfused}) < 2:
+        unfused = []  # without dense decodes beside them the extra is not told from a layer
     table = Efficiency(
         routing_pool_fitted_on=tuple(row.id for row, _ in routed),
         expert_gemm_fitted_on=tuple(row.id for row, _ in experts),
@@ -426,11 +416,11 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
         if routed:
             table = _fit_routing(table, routed)
         if experts:
-            table = _fit_expert_gemms(table, experts)
+            table = _fit_global(table, "expert_gemm_half_rows", experts)
         if networked:
-            table = _fit_network_hop(table, networked)
+            table = _fit_global(table, "network_hop_s", networked)
         if unfused:
-            table = _fit_moe_layer_extra(table, unfused)
+            table = _fit_global(table, "moe_layer_extra", unfused)
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
         table = _derived(table)
     return table

@@ -18,7 +18,7 @@ from simulator.engine.calibration.efficiency import (
 )
 from simulator.engine.calibration.fit import (
     MOE_LAYER_EXTRA_GRID,
-    _fit_moe_layer_extra,
+    _fit_global,
     depends_on_moe_layer_extra,
 )
 from simulator.engine.calibration.not_modeled import NotModeled
@@ -85,7 +85,7 @@ def test_the_fit_recovers_the_extra_cost_the_rows_were_measured_at() -> None:
             continue
         pairs.append((replace(row, value=measured), setup))
     assert {setup.request.workload.model.is_moe for _, setup in pairs} == {True, False}
-    fitted = _fit_moe_layer_extra(replace(table, moe_layer_extra=0.0), pairs)
+    fitted = _fit_global(replace(table, moe_layer_extra=0.0), "moe_layer_extra", pairs)
     assert fitted.moe_layer_extra == MOE_LAYER_EXTRA_GRID[5] == 1.25
 
 

@@ -11,7 +11,7 @@ import pytest
 from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.calibration.fit import (
     NETWORK_HOP_GRID_S,
-    _fit_network_hop,
+    _fit_global,
     depends_on_network,
 )
 from simulator.engine.calibration.predict import predict_row, predicted_value
@@ -109,7 +109,7 @@ def test_the_hop_cost_is_the_grid_value_that_best_fits_rows_of_several_machines(
         measured, _ = predicted_value(setup, at_truth, row.unit)
         pairs.append((replace(row, value=measured), setup))
 
-    fitted = _fit_network_hop(replace(table, network_hop_s=0.0), pairs)
+    fitted = _fit_global(replace(table, network_hop_s=0.0), "network_hop_s", pairs)
     assert fitted.network_hop_s == pytest.approx(true_hop)
 
 
