@@ -280,6 +280,21 @@ def decode_terms(engine: InferenceResult) -> list[dict[str, Any]]:
     return terms
 
 
+# How the decode table names the step's terms outside any one location (DecodeStep).
+SHARED_TERM_WORDS = {"link": "CPU–GPU link"}
+
+
+def decode_shared_terms(engine: InferenceResult) -> list[dict[str, Any]]:
+    """The decode step's terms outside any one location that it has (the CPU–GPU link of a
+    hybrid, tensor parallelism's all-reduces, the network between machines), in ms, so the
+    table's steps add up to the whole step."""
+    return [
+        {"name": SHARED_TERM_WORDS.get(name, name), "time_ms": seconds * 1e3}
+        for name, seconds in engine.decode.shared_terms.items()
+        if seconds > 0
+    ]
+
+
 def _experts_in_ram_offered(result: dict[str, Any], engine: InferenceResult) -> bool:
     """Whether the page offers the experts-in-RAM figure beside the result: a MoE model that
     the result keeps all on the GPU, on a machine with a CPU to hold the experts."""
@@ -300,6 +315,8 @@ def serving_report(*, result: dict[str, Any]) -> dict[str, Any]:
         "depth_chart": depth_chart(engine),
         "batch_chart": batch_chart(engine),
         "decode_terms": decode_terms(engine),
+        "decode_shared_terms": decode_shared_terms(engine),
+        "decode_step_ms": engine.decode.step_s * 1e3,
         "experts_in_ram_offered": _experts_in_ram_offered(result, engine),
         "placements_tried": _tried(result.get("placements_tried") or {}),
     }

@@ -170,6 +170,14 @@ def test_a_pair_of_systems_serves_a_model_one_cannot_hold_and_says_so(client: Cl
         "2 such machines joined by a 5 Gbit/s network, the model's layers split over them "
         "(llama.cpp RPC)"
     )
+    # the decode table's rows add up to the whole step, the network's time a row of its own
+    [network] = pair.context["decode_shared_terms"]
+    assert network == {"name": "network between machines",
+                       "time_ms": pytest.approx(result["decode"]["network_s"] * 1e3)}  # fmt: skip
+    rows = [t["time_ms"] for t in pair.context["decode_terms"]] + [network["time_ms"]]
+    assert pair.context["decode_step_ms"] == pytest.approx(sum(rows))
+    assert pair.context["decode_step_ms"] == pytest.approx(1e3 / result["decode_tokens_per_s"])
+    assert "Network between machines" in _text(pair)
 
 
 def test_a_context_the_engine_refuses_is_shown_on_its_field(client: Client) -> None:

@@ -82,13 +82,21 @@ class DecodeStep:
     network_s: float = 0.0  # the boundaries between machines (network.py)
 
     @property
+    def shared_terms(self) -> dict[str, float]:
+        """The step's seconds outside any one location, by name: the CPU–GPU link, the
+        tensor-parallel all-reduces and the network between machines."""
+        return {
+            "link": self.link_s,
+            "tensor-parallel all-reduce": self.allreduce_s,
+            "network between machines": self.network_s,
+        }
+
+    @property
     def step_s(self) -> float:
-        return (
-            sum(step.time_s for step in self.locations)
-            + self.link_s
-            + self.allreduce_s
-            + self.network_s
-        )
+        total = sum(step.time_s for step in self.locations)
+        for seconds in self.shared_terms.values():  # added in turn, as they always were
+            total += seconds
+        return total
 
     @property
     def tokens_per_s(self) -> float:
@@ -97,12 +105,8 @@ class DecodeStep:
     @property
     def bottleneck(self) -> str:
         """The largest single term: a location's memory, compute or per-layer overhead, or
-        the link."""
-        terms = {
-            "link": self.link_s,
-            "tensor-parallel all-reduce": self.allreduce_s,
-            "network between machines": self.network_s,
-        }
+        one of the shared terms."""
+        terms = self.shared_terms
         for step in self.locations:
             terms[f"{step.location} memory bandwidth"] = step.memory_s
             terms[f"{step.location} compute"] = step.compute_s
