@@ -19,6 +19,7 @@ from simulator.engine.train.data_parallel import (
 )
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
+from simulator.engine.train.offload import require_offload
 from simulator.engine.train.precision import with_gemm_precision
 from simulator.engine.train.reference import (
     TIE_RULE,
@@ -37,7 +38,13 @@ from simulator.engine.train.refined import (
 )
 from simulator.engine.train.result import TrainResult
 from simulator.engine.train.timeline import Timeline
-from simulator.engine.train.workload import MODE_REFERENCE, MODE_REFINED, PIPELINE, TrainWorkload
+from simulator.engine.train.workload import (
+    MODE_REFERENCE,
+    MODE_REFINED,
+    NO_OFFLOAD,
+    PIPELINE,
+    TrainWorkload,
+)
 from simulator.engine.workload import InferenceRequest, SimulationRequest, TrainRequest
 
 
@@ -87,11 +94,12 @@ def simulate_data_parallel(request: TrainRequest) -> TrainResult:
     layer on every GPU."""
     w, hw = request.workload, request.hardware
     require_tensor_parallel(w, hw)
-    if w.parallelism == PIPELINE:
+    if w.parallelism == PIPELINE and w.offload == NO_OFFLOAD:
         raise EngineInputError(
             field="workload.parallelism",
             message="full fine-tuning runs data parallel: use 'ddp' or 'fsdp'",
         )
+    require_offload(w, hw)
     best = data_parallel_split(w, hw, ALL_REFINEMENTS)
     if best is None:
         need = data_parallel_need_gib(w, hw, ALL_REFINEMENTS)
@@ -155,6 +163,7 @@ def simulate_training(request: TrainRequest) -> TrainResult:
             (w.parallelism != PIPELINE, "workload.parallelism"),
             (w.full_finetune, "workload.full_finetune"),
             (w.tensor_parallel > 1, "workload.tensor_parallel"),
+            (w.offload != NO_OFFLOAD, "workload.offload"),
         )
         field = next(name for refused, name in fields if refused)
         message = "seed 000's reference mode is a QLoRA pipeline: use mode 'refined'"

@@ -42,7 +42,7 @@ from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware, UnifiedSpec, g
 from simulator.engine.model.config import ModelShape
 from simulator.engine.model.layers import model_params
 from simulator.engine.model.lora import ALL_TARGETS, LoraConfig
-from simulator.engine.model.registry import load_model
+from simulator.engine.model.registry import load_model, model_slugs
 from simulator.engine.serve.file_size import scaled_to_file
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
 from simulator.engine.serve.offline_run import (
@@ -60,6 +60,9 @@ from simulator.engine.train.workload import (
     DDP,
     FSDP,
     MODE_REFINED,
+    NO_OFFLOAD,
+    OFFLOAD_OPTIMIZER,
+    OFFLOAD_PARAMETERS,
     PIPELINE,
     ZERO1,
     ZERO2,
@@ -285,6 +288,21 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen 72b": "qwen-72b",
     "qwen 1.8b": "qwen-1.8b",
     "qwen 1 8b": "qwen-1.8b",
+    # How sources spell the models whose configs are shipped under another slug spelling
+    # (data/models/README.md): Code Llama, Command R / R+, OLMo 2 (released as "OLMo-2-1124"),
+    # DeepSeek-V2.5 (the shipped deepseek-v2 file is V2.5's config.json)
+    "code llama 13b": "codellama-13b",
+    "code llama 34b": "codellama-34b",
+    "command r": "command-r-35b",
+    "command r v01": "command-r-35b",
+    "command r plus": "command-r-plus-104b",
+    "command r+": "command-r-plus-104b",
+    "olmo 2 1124 7b": "olmo-2-7b",
+    "olmo 2 1124 13b": "olmo-2-13b",
+    "deepseek v2.5": "deepseek-v2",
+    # Yi-1.5-34B keeps Yi-34B's every shape key; only rms_norm_eps differs (1e-06 against
+    # 1e-05: the official Yi-1.5-34B-Chat config.json page, read 2026-12-06)
+    "yi 1.5 34b": "yi-34b",
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
@@ -302,6 +320,9 @@ SIZED_ALIASES: dict[str, tuple[str, ...]] = {
     "deepseek v4": ("deepseek-v4-flash", "deepseek-v4-pro"),
     "deepseek4": ("deepseek-v4-flash", "deepseek-v4-pro"),
 }
+# An expert-pruned checkpoint ("MiniMax-M2.5-REAP-139B-A10B") keeps its parent's name but not
+# its shape: such a name is told by the parameter count it states, never by the name alone.
+PRUNED = re.compile(r"\b(?:reap|pruned?)\b")
 # Sources print the count to three significant figures (70.6); the two 70Bs differ by 2.3 %.
 PARAMS_MATCH_RTOL = 0.01
 # Runtime families by a marker in the row's engine string; first match wins.
@@ -346,6 +367,9 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("rapid-mlx", MLX),
     ("mlx", MLX),
     ("ollama", LLAMA_CPP),  # ggml's kernels under Ollama's server
+    # llamafile is llama.cpp's code in one executable; its CPU GEMMs (tinyBLAS, "llamafile
+    # sgemm") are llama.cpp's own since ggml-org/llama.cpp PR #6414 (April 2024)
+    ("llamafile", LLAMA_CPP),
     ("vulkan", LLAMA_CPP_VULKAN),
     ("sycl", LLAMA_CPP_SYCL),
     ("rocm", LLAMA_CPP_ROCM),
@@ -354,6 +378,10 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("llama.cpp", LLAMA_CPP),
     ("llama-bench", LLAMA_CPP),
     ("llama-server", LLAMA_CPP),
+    # last: a training loop written on PyTorch itself (torchao's benchmark scripts, NVIDIA's
+    # DGX Spark playbooks), PyTorch-native eager or compiled modules, torchtune's stack; any
+    # stack named above ("TensorRT-LLM (PyTorch backend)") is that stack
+    ("pytorch", TORCHTUNE),
 )
 # KTransformers' NUMA mode loads the experts once per NUMA node and has each socket's threads
 # read their own copy (doc/en/DeepseekR1_V3_tutorial.md, USE_NUMA=1: "memory usage doubles").
@@ -429,6 +457,41 @@ def _states_offloaded(text: str) -> bool:
     """Whether the row's text says optimizer states or weights went to CPU RAM, not counting
     a negated mention."""
     return any(match.group(1) is None for match in _OFFLOAD.finditer(text))
+
+
+# Offload that moves the weights too: ZeRO-3's and FSDP's (their CPU offload holds the
+# parameter shards in host RAM: DeepSpeed `offload_param`, FSDP `CPUOffload(offload_params=True)`,
+# torchtune's `fsdp_cpu_offload`), and ZeRO-Infinity's; with ZeRO-1/2 only the optimizer's.
+_WEIGHTS_OFFLOADED = re.compile(r"zero-?3|zero stage 3|fsdp|zero-infinity|offload_param")
+
+
+def offload_of(row: MeasurementRow) -> str:
+    """The row's offload (`train/offload.py`): none, the optimizer's or the weights' too."""
+    text = _row_text(row)
+    if not _states_offloaded(text):
+        return NO_OFFLOAD
+    return OFFLOAD_PARAMETERS if _WEIGHTS_OFFLOADED.search(text) else OFFLOAD_OPTIMIZER
+
+
+def _offload_cpu(row: MeasurementRow) -> CpuSpec:
+    """The CPU that updates an offloaded row's state, as the row names it."""
+    named = str(row.hardware.get("cpu") or "")
+    try:
+        cpu = _match(Cpu, named) if named else None
+    except NotModeled:
+        cpu = None
+    if cpu is None:
+        raise NotModeled(
+            "optimizer state offloaded to host RAM, and the row names no CPU from the device "
+            f"table ({named or 'none stated'}): the CPU's memory bandwidth sets the update's time"
+        )
+    return CpuSpec(
+        name=cpu.name,
+        cores=cpu.cores,
+        mem_gbps=cpu.mem_gbps,  # one socket's: the update's pages sit where first touched
+        flops_per_core_cycle=float(cpu.flops_per_core_cycle),
+        ghz=float(cpu.all_core_ghz),
+    )
 
 
 def _row_text(row: MeasurementRow) -> str:
@@ -564,11 +627,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
         (
             _gpu_not_stated(str(row.hardware.get("gpu", ""))),
             "the row's GPU is not stated next to the figure",
-        ),
-        (
-            _states_offloaded(lowered),
-            "optimizer states or weights offloaded to CPU RAM (FSDP cpu_offload, ZeRO-Offload, "
-            "ZeRO-Infinity) are not modeled: data-parallel training keeps them on the GPUs",
         ),
         (
             _old_cuda_build(row),
@@ -831,11 +889,28 @@ def _match(kind: type[Device], text: str) -> Device:
     return best[1]
 
 
+# A family name and its generation are one word however a source spaces them: "Qwen 3 30B",
+# "Qwen3-30B" and "qwen3 30b" name one model, as "Llama 3.1", "Llama-3.1" and "llama3.1" do.
+FAMILY_GENERATION = re.compile(
+    r"\b(qwen|llama|gemma|phi|glm|mistral|ministral|deepseek|olmo) (?=\d)"
+)
+
+
 def _spaced(name: str) -> str:
     """Lower case, '-', '_', ':' (Ollama's tags), '/' (Hugging Face's owner/name) and
-    brackets as spaces, runs of spaces as one: "Meta-Llama-3.1-8B", "llama-3.1:8b",
-    "meta-llama/Llama-3.1-8B" and "llama 3.1 8b" read alike."""
-    return " ".join(re.sub(r"[-_:/(),]", " ", name.lower()).split())
+    brackets as spaces, runs of spaces as one, a family joined to its generation
+    (`FAMILY_GENERATION`): "Meta-Llama-3.1-8B", "llama-3.1:8b", "meta-llama/Llama-3.1-8B"
+    and "llama 3.1 8b" read alike."""
+    spaced = " ".join(re.sub(r"[-_:/(),]", " ", name.lower()).split())
+    return FAMILY_GENERATION.sub(r"\1", spaced)
+
+
+def _alias_table() -> dict[str, str]:
+    """`MODEL_ALIASES`, and every shipped model by its own slug ("glm-4.7"), except slugs a
+    sized alias must tell apart by parameter count."""
+    sized = {_spaced(alias) for alias in SIZED_ALIASES}
+    own = {slug: slug for slug in model_slugs() if _spaced(slug) not in sized}
+    return {**own, **MODEL_ALIASES}
 
 
 def model_slug(row: MeasurementRow) -> str:
@@ -843,16 +918,17 @@ def model_slug(row: MeasurementRow) -> str:
     that fits several (llama-bench's "llama 70B") takes the one whose parameter count the
     row states."""
     name = f" {_spaced(row.model)} "
-    hits = [alias for alias in MODEL_ALIASES if f" {_spaced(alias)} " in name]
+    aliases = _alias_table()
+    hits = [alias for alias in aliases if f" {_spaced(alias)} " in name]
     if hits:
-        alias = max(hits, key=len)
+        alias = max(hits, key=lambda found: len(_spaced(found)))
         if " distill " in name and "distill" not in alias:
             # "DeepSeek-R1-Distill-Qwen-7B" is a Qwen model taught by R1: the base's shape
             raise NotModeled(
                 f"{row.model!r} is distilled into another base model, whose shape the name "
                 f"{alias!r} does not give"
             )
-        return MODEL_ALIASES[alias]
+        return aliases[alias]
     sized = [alias for alias in SIZED_ALIASES if f" {_spaced(alias)} " in name]
     if sized:
         return _slug_by_params(row, SIZED_ALIASES[max(sized, key=len)])
@@ -862,6 +938,8 @@ def model_slug(row: MeasurementRow) -> str:
 def _slug_by_params(row: MeasurementRow, slugs: tuple[str, ...]) -> str:
     """The one of `slugs` whose parameter count is within PARAMS_MATCH_RTOL of the row's."""
     stated = row.params_total_b
+    if stated is None and len(slugs) == 1 and not PRUNED.search(_spaced(row.model)):
+        return slugs[0]  # one model of the name, and the name says nothing was cut from it
     if stated is None:
         raise NotModeled(
             f"{row.model!r} fits {', '.join(slugs)}, and the row states no parameter count "
@@ -930,7 +1008,9 @@ def runtime_of(row: MeasurementRow) -> str:
     """The runtime family the row's engine string names (whole words; first marker wins)."""
     engine = row.engine.lower()
     for marker, runtime in RUNTIME_MARKERS:
-        if re.search(rf"(?<![\w-]){re.escape(marker)}(?![\w-])", engine):
+        # a whole word, or one followed by its version ("llamafile-0.7"), not by another
+        # name ("vllm-mlx" is not vLLM)
+        if re.search(rf"(?<![\w-]){re.escape(marker)}(?!\w|-[^\W\d])", engine):
             return runtime
     raise NotModeled(f"no efficiency constants for the runtime {row.engine!r}")
 
@@ -1605,9 +1685,13 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         eager_traffic=eager_traffic_of(row, runtime, full),
         tensor_parallel=tensor_parallel,
     )
+    offload = offload_of(row)
+    if offload != NO_OFFLOAD:
+        workload = replace(workload, offload=offload)
     hardware = Hardware(
         gpu=gpu,
         gpu_count=count,
+        cpu=_offload_cpu(row) if offload != NO_OFFLOAD else None,
         ram_gib=512.0,
         pinned_gib=480.0,
         interconnect_gbps=_interconnect_gbps(row),

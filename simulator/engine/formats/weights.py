@@ -7,6 +7,7 @@ as llama.cpp's `--override-tensor`/`--custom-q` recipes do (e.g. experts below a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -252,11 +253,23 @@ class WeightScheme:
         return weight_type.bits_per_weight / BITS_PER_BYTE
 
 
+# ik_llama.cpp's row-interleaved repacks ("IQ4_NL_R4", "Q4_0_R8", "Q8_0_R8"): N rows' blocks
+# of the base type stored together for its CPU GEMM kernels (ik_llama.cpp ggml-common.h,
+# block_iq4_nl_r4 = 4 × block_iq4_nl, block_q8_0_r8 = 8 × block_q8_0), so the base type's bytes.
+REPACKED = re.compile(r"^(?P<base>\w+?)_R(?:4|8|16)$", re.IGNORECASE)
+
+
 def weight_type(name: str, *, field: str = "workload.quant") -> WeightType:
-    """The type called `name` (case-insensitive); `EngineInputError` on `field` if unknown."""
+    """The type called `name` (case-insensitive), a repack of a known type (`REPACKED`) as
+    its base; `EngineInputError` on `field` if unknown."""
     for key, value in WEIGHT_TYPES.items():
         if key.lower() == name.lower():
             return value
+    repacked = REPACKED.match(name)
+    if repacked and repacked["base"].lower() in {key.lower() for key in WEIGHT_TYPES}:
+        base = weight_type(repacked["base"], field=field)
+        source = f"{base.source}; repacked rows interleaved (ik_llama.cpp), the same bytes"
+        return WeightType(name=name.upper(), bits_per_weight=base.bits_per_weight, source=source)
     known = ", ".join(WEIGHT_TYPES)
     raise EngineInputError(field=field, message=f"unknown weight type {name!r}; known: {known}")
 

@@ -25,6 +25,8 @@ from simulator.engine.train.workload import (
     DEFAULT_UTILIZATION,
     MODE_REFERENCE,
     MODE_REFINED,
+    NO_OFFLOAD,
+    OFFLOADS,
     OPTIMIZERS,
     PARALLELISMS,
     PIPELINE,
@@ -49,7 +51,7 @@ FULL_FINETUNE_FORMATS = ("BF16", FP8_NAME)
 TRAIN_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "seq_len", "lora_rank", "lora_targets", "tokens",
     "mode", "utilization", "micro_batches", "max_micro_batch", "activation_checkpointing",
-    "parallelism", "full_finetune", "optimizer", "tensor_parallel",
+    "parallelism", "full_finetune", "optimizer", "tensor_parallel", "offload",
 })  # fmt: skip
 
 
@@ -125,4 +127,5 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
         full_finetune=_full_finetune(workload, quant),
         optimizer=choice(workload, "optimizer", path, OPTIMIZERS, DEFAULT_OPTIMIZER),
         tensor_parallel=integer(workload, "tensor_parallel", path, 1, upper=MAX_TENSOR_PARALLEL),
+        offload=choice(workload, "offload", path, OFFLOADS, NO_OFFLOAD),
     )

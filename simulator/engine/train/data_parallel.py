@@ -45,6 +45,14 @@ from simulator.engine.train.compute import (
     forward_passes,
 )
 from simulator.engine.train.memory import fixed_vram_gib, micro_batch_for
+from simulator.engine.train.offload import (
+    host_update_s,
+    offloads,
+    offloads_parameters,
+    pcie_s,
+    require_host_ram,
+    require_offload,
+)
 from simulator.engine.train.reference import SplitResult, overhead_pct
 from simulator.engine.train.refined import (
     ALL_REFINEMENTS,
@@ -125,12 +133,18 @@ def _optimizer_shards(workload: TrainWorkload, hw: Hardware) -> int:
 def _held_gib(workload: TrainWorkload, hw: Hardware, plans: list[LayerPlan]) -> float:
     """What a GPU holds before activations: its share of the stored weights, of the trained
     weights' gradients and of their optimizer state, FSDP's gathered layers (their 1/T), the
-    stack's reserve."""
+    stack's reserve. Offloaded state (train/offload.py) is in host RAM instead: the gradients
+    and optimizer state, and with the weights' offload every stored weight but the layers in
+    flight."""
     trained = trained_params(workload, plans)
     weights_gib = sum(p.gib for p in plans) / _weight_shards(workload, hw)
     gradients_gib = trained * GRADIENT_BYTES[workload.optimizer] / GIB
     optimizer_gib = trained * OPTIMIZER_BYTES[workload.optimizer] / GIB
-    fsdp = workload.parallelism == FSDP and replicas(workload, hw) > 1
+    if offloads(workload):
+        gradients_gib = optimizer_gib = 0.0
+    if offloads_parameters(workload):
+        weights_gib = 0.0
+    fsdp = workload.parallelism == FSDP and (replicas(workload, hw) > 1 or weights_gib == 0.0)
     gathered = GATHERED_LAYERS * max(p.gib for p in plans) / workload.tensor_parallel
     return (
         weights_gib
@@ -139,6 +153,16 @@ def _held_gib(workload: TrainWorkload, hw: Hardware, plans: list[LayerPlan]) -> 
         + (gathered if fsdp else 0.0)
         + fixed_vram_gib(0.0)
     )
+
+
+def offloaded_gib(workload: TrainWorkload, plans: list[LayerPlan]) -> float:
+    """Host RAM the offloaded state takes: every trained weight's gradient and optimizer
+    state, and with the weights' offload the stored weights, once for all ranks (each holds
+    its shard)."""
+    if not offloads(workload):
+        return 0.0
+    state = trained_params(workload, plans) * OPTIMIZER_STATE_BYTES[workload.optimizer] / GIB
+    return state + (sum(p.gib for p in plans) if offloads_parameters(workload) else 0.0)
 
 
 def _sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refinements) -> float:
@@ -244,11 +268,23 @@ def data_parallel_split(
     else:  # DDP's all-reduce = reduce-scatter + all-gather; ZeRO-1/2 all-gather the weights
         moved = 2 * grad_bytes * share
     comm = moved / (link_gbps(hw) * GB) if g > 1 else 0.0
-    micro_batch_s = max(compute, comm)
+    # offload's PCIe traffic per micro-batch, overlapped with compute as the interconnect's is:
+    # the GPU's share of the gradients to host RAM, and with the weights' offload its shard
+    # of every stored weight for each use
+    to_host = pcie_s(grad_bytes / g, hw) if offloads(workload) else 0.0
+    if offloads_parameters(workload):
+        to_host += pcie_s((uses_fwd + uses_bwd) * weights_gib * GIB / g, hw)
+    micro_batch_s = max(compute, comm, to_host)
     m = workload.micro_batches or 1
     # the update reads and writes every trained weight's state and its BF16 copy once
     optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / _optimizer_shards(workload, hw)
     optimizer_s = optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
+    cpu = require_offload(workload, hw)
+    if cpu is not None:
+        require_host_ram(offloaded_gib(workload, plans), hw)
+        # on the host, every rank's share at once, then the updated BF16 weights back
+        optimizer_s = host_update_s(2 * (state_bytes + BF16_BYTES) * trained / t, cpu)
+        optimizer_s += pcie_s(grad_bytes / g, hw)
     step = m * micro_batch_s + optimizer_s
     return SplitResult(
         resident_layers=len(plans),
@@ -262,9 +298,17 @@ def data_parallel_split(
         step_s=step,
         overhead_pct=overhead_pct(step_s=step, bubble_s=0.0, compute_s=m * compute),
         tokens_per_s=g * m * batch * workload.seq_len / step,
-        bottleneck="interconnect" if comm > compute else "compute",
+        bottleneck=_bottleneck(compute, comm, to_host),
         transfer_source="interconnect" if hw.gpu_count > 1 else "none",
     )
+
+
+def _bottleneck(compute: float, comm: float, to_host: float) -> str:
+    """What a micro-batch waits on: compute, the GPU–GPU link, or the PCIe link to host RAM."""
+    slowest = max(compute, comm, to_host)
+    if slowest == compute:
+        return "compute"
+    return "interconnect" if slowest == comm else "pcie"
 
 
 __all__ = [

@@ -25,6 +25,10 @@ PIPELINE, DDP, ZERO1, ZERO2, FSDP = "pipeline", "ddp", "zero1", "zero2", "fsdp"
 DATA_PARALLELISMS = (DDP, ZERO1, ZERO2, FSDP)
 PARALLELISMS = (PIPELINE, *DATA_PARALLELISMS)
 OPTIMIZERS = ("adamw", "adamw-bf16", "adamw8bit-in-backward")
+# Training state held in host RAM (train/offload.py): none, the gradients and optimizer state
+# (ZeRO-Offload), or the weights too (ZeRO-3 offload_param, FSDP CPUOffload).
+NO_OFFLOAD, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMETERS = "none", "optimizer", "parameters"
+OFFLOADS = (NO_OFFLOAD, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMETERS)
 DEFAULT_OPTIMIZER = "adamw"
 
 
@@ -77,6 +81,7 @@ class TrainWorkload:
     # moves per layer per element of adapter width, apart from the GEMMs. None: fused kernels
     # (the planner's own stack, seed 000), nothing beyond the FLOPs.
     eager_traffic: EagerTraffic | None = None
+    offload: str = NO_OFFLOAD  # OFFLOADS
 
     @property
     def kind(self) -> str:
@@ -86,7 +91,12 @@ class TrainWorkload:
     def runs_layer_pipeline(self) -> bool:
         """Seed 000's layer pipeline of adapters (reference mode's only run, refined mode's
         curve); data-parallel and tensor-parallel runs and full fine-tuning are not it."""
-        return self.parallelism == PIPELINE and not self.full_finetune and self.tensor_parallel == 1
+        return (
+            self.parallelism == PIPELINE
+            and not self.full_finetune
+            and self.tensor_parallel == 1
+            and self.offload == NO_OFFLOAD
+        )
 
 
 def pipeline_micro_batches(gpu_count: int, override: int | None = None) -> int:

@@ -139,3 +139,42 @@ def test_torchtitans_logged_tokens_per_second_are_each_gpus() -> None:
     assert titan.predicted is not None
     assert tune.predicted is not None
     assert titan.predicted == pytest.approx(tune.predicted / 8)
+
+
+@pytest.mark.parametrize(
+    ("parallelism", "offload", "expected"),
+    [
+        ("DeepSpeed ZeRO-2 + CPU offload", "optimizer", "zero2"),
+        ("DeepSpeed ZeRO-3 + CPU offload", "parameters", "fsdp"),
+        ("FSDP (full shard) + CPU offload", "parameters", "fsdp"),
+        ("DeepSpeed ZeRO-Offload (CPU optimizer)", "optimizer", "ddp"),
+        ("DeepSpeed ZeRO-3 (no CPU offload)", "none", "fsdp"),
+    ],
+)
+def test_a_rows_offload_is_read_from_its_stack(
+    parallelism: str, offload: str, expected: str
+) -> None:
+    """ZeRO-1/2's CPU offload moves the optimizer; ZeRO-3's and FSDP's the weights too; a
+    negated mention is no offload."""
+    row = _train_row(
+        engine="DeepSpeed", hardware={"gpu": "RTX 4090", "gpu_count": 1, "cpu": "Ryzen 9 7950X"},
+        workload={"phase": "train", "method": "Full finetune", "batch_size": 4, "seq_len": 1024,
+                  "parallelism": parallelism},
+    )  # fmt: skip
+    request = _setup(row).request
+    assert request.workload.offload == offload
+    assert request.workload.parallelism == expected
+    if offload != "none":
+        assert request.hardware.cpu is not None
+        assert request.hardware.cpu.mem_gbps == pytest.approx(83.2)
+
+
+def test_an_offloaded_row_without_its_cpu_is_listed_with_the_reason() -> None:
+    row = _train_row(
+        engine="LLaMA-Factory", hardware={"gpu": "RTX 4090", "gpu_count": 1},
+        workload={"phase": "train", "method": "Full finetune", "batch_size": 4, "seq_len": 1024,
+                  "parallelism": "DeepSpeed ZeRO-2 + CPU offload"},
+    )  # fmt: skip
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "names no CPU" in prediction.reason
