@@ -128,7 +128,6 @@ def test_the_shipped_corpus_as_a_file_gives_the_cross_validated_report(
     [
         ("not json", "cannot read"),
         ("[]", "must be a JSON object"),
-        ('{"rows": [{"id": "M1"}]}', "rows[0].category"),
         ('{"rows": "x"}', "invalid corpus"),
     ],
 )
@@ -143,3 +142,50 @@ def test_a_bad_file_is_refused_naming_the_fault(tmp_path: Path, content: str, me
 def test_a_missing_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="cannot read"):
         call_command("accuracy", "--corpus", str(tmp_path / "nope.json"), stdout=io.StringIO())
+
+
+GOOD_ROW = {
+    "id": "U1", "category": "inference_gpu_dense", "engine": "llama.cpp CUDA",
+    "hardware": {"gpu": "RTX 4090", "gpu_count": 1}, "model": "Llama 3.1 8B", "quant": "Q4_0",
+    "workload": {"phase": "decode", "test": "tg128"}, "metric": "decode throughput",
+    "value": 130.0, "unit": "tok/s", "source": {"url": "https://example.org/mine"},
+}  # fmt: skip
+
+
+def _score(tmp_path: Path, rows: list[dict[str, object]]) -> dict[str, object]:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"title": "mine", "rows": rows}))
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="target"):  # missed targets: the report still prints
+        call_command("accuracy", "--corpus", str(path), "--json", stdout=out)
+    body: dict[str, object] = json.loads(out.getvalue())
+    return body
+
+
+def test_a_users_row_that_breaks_the_schema_is_listed_and_the_rest_scored(
+    tmp_path: Path,
+) -> None:
+    """One broken row does not stop a user's file: it is listed as not modeled, naming the
+    field; rows that leave out what the prediction does not need (category, metric, the
+    source's URL) or write counts as strings are predicted as their tidy twins are."""
+    tidy = {**GOOD_ROW, "id": "U2", "workload": {"phase": "decode", "test": "tg128", "batch": 1}}
+    loose = {
+        key: value for key, value in GOOD_ROW.items() if key not in ("category", "metric", "source")
+    }
+    loose = {**loose, "id": "U3", "value": "130", "workload": {
+        "phase": "decode", "test": "tg128", "batch": "1"}}  # fmt: skip
+    broken = {**GOOD_ROW, "id": "U4", "hardware": "RTX 4090"}
+    no_run = {**GOOD_ROW, "id": "U5", "workload": {"phase": "prefill", "prompt_tokens": -5}}
+    body = _score(tmp_path, [GOOD_ROW, tidy, loose, broken, no_run, {**GOOD_ROW}])
+    rows = {row["id"]: row for row in body["rows"]}  # type: ignore[attr-defined]
+    assert rows["U1"]["modeled"]
+    assert rows["U3"]["modeled"]
+    assert rows["U3"]["predicted"] == pytest.approx(rows["U2"]["predicted"])
+    assert not rows["U4"]["modeled"]
+    assert "rows[3].hardware: must be an object" in rows["U4"]["reason"]
+    assert not rows["U5"]["modeled"]
+    assert "makes no run" in rows["U5"]["reason"]
+    duplicate = rows["U1 (rows[5])"]
+    assert not duplicate["modeled"]
+    assert "duplicate id 'U1'" in duplicate["reason"]
+    assert body["modeled_share"] == pytest.approx(3 / 6)

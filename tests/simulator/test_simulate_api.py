@@ -357,3 +357,28 @@ def test_zero_2_fits_a_full_fine_tune_that_ddp_cannot() -> None:
     assert "cannot fit" in str(ddp.json()["errors"])
     assert zero2.status_code == 200, zero2.content[:300]
     assert float(zero2.json()["result"]["best"]["tokens_per_s"]) > 0
+
+
+@pytest.mark.django_db
+def test_a_full_fine_tune_offloaded_to_host_ram_answers_with_its_bottleneck() -> None:
+    """Qwen2.5-3B fully fine-tuned does not fit a 24 GB card; with the optimizer offloaded to
+    a Ryzen 9 7950X's RAM it does, and without the CPU the API names the missing field."""
+    workload = {
+        "kind": "train", "model": "qwen2.5-3b", "quant": "BF16", "full_finetune": True,
+        "parallelism": "ddp", "mode": "refined", "seq_len": 1024, "max_micro_batch": 8,
+    }  # fmt: skip
+    hardware = {"gpu": "RTX 4090", "cpu": "Ryzen 9 7950X", "ram_gb": 128}
+    on_gpu = _post({"workload": workload, "hardware": hardware})
+    assert on_gpu.status_code == 400
+    assert "hardware.gpu.vram_gb" in on_gpu.json()["errors"]
+
+    offloaded = _post({"workload": {**workload, "offload": "optimizer"}, "hardware": hardware})
+    assert offloaded.status_code == 200, offloaded.json()
+    best = offloaded.json()["result"]["best"]
+    assert best["micro_batch"] == 8
+    assert best["tokens_per_s"] > 0
+
+    no_cpu = {"gpu": "RTX 4090", "ram_gb": 128}
+    refused = _post({"workload": {**workload, "offload": "optimizer"}, "hardware": no_cpu})
+    assert refused.status_code == 400
+    assert "hardware.cpu" in refused.json()["errors"]

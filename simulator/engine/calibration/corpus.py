@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from types import MappingProxyType
 from typing import Any
@@ -66,6 +66,10 @@ class MeasurementRow:
     # TheBloke on 2023-06-12"), None when it names no year-month: which build of a fast-moving
     # runtime was measured.
     measured_year: int | None = None
+    # Why a row of a user's file (`rows_from_corpus(..., lenient=True)`) breaks the corpus
+    # schema ("rows[3].hardware: must be an object"): it is listed as not modeled with this
+    # reason instead of stopping the whole file. Empty for a row that follows the schema.
+    schema_error: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,6 +141,84 @@ def row_from_json(row: object, path: str) -> MeasurementRow:
     )
 
 
+# What a user's row may leave out and still be predicted: its grouping and its citation.
+OPTIONAL_IN_A_USERS_FILE = ("id", "category", "metric")
+
+
+def _number(value: object) -> float | None:
+    """A figure as a number: a JSON number, or a string holding one ("100", "1.5e3")."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+PLAIN_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)?\s*$")
+
+
+def _as_number(value: object) -> object:
+    """A count or figure written as a string ("2048", "4"), as the number; anything else as
+    given ("tg128" stays text)."""
+    if isinstance(value, str) and PLAIN_NUMBER.match(value):
+        number = float(value)
+        return int(number) if number.is_integer() and "." not in value else number
+    return value
+
+
+def _lenient_row(row: object, path: str, index: int) -> MeasurementRow:
+    """A row of a user's file, read as far as it can be: its id, category and metric may be
+    left out and its source cite no URL (neither changes the prediction), its value may be a
+    numeric string; where what the prediction needs breaks the schema (the engine, model,
+    unit, hardware or workload, a positive value) the row keeps `schema_error`, naming the
+    field, and is reported as not modeled rather than stopping the file."""
+    fields: Mapping[str, Any] = row if isinstance(row, Mapping) else {}
+    problems: list[str] = [] if isinstance(row, Mapping) else [f"{path}: must be an object"]
+
+    def text(key: str) -> str:
+        value = fields.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if key not in OPTIONAL_IN_A_USERS_FILE and key != "quant":
+            problems.append(f"{path}.{key}: must be a non-empty string")
+        return ""
+
+    def mapping(key: str) -> Mapping[str, Any]:
+        value = fields.get(key)
+        if isinstance(value, Mapping):
+            return MappingProxyType({k: _as_number(v) for k, v in value.items()})
+        if key != "source":
+            problems.append(f"{path}.{key}: must be an object")
+        return MappingProxyType({})
+
+    texts = {key: text(key) for key in TEXT_FIELDS}
+    hardware, workload, source = mapping("hardware"), mapping("workload"), mapping("source")
+    number = _number(fields.get("value"))
+    if number is None or not math.isfinite(number) or number <= 0:
+        problems.append(f"{path}.value: must be a finite number > 0")
+    cited = source.get("url") or source.get("path") or ""
+    return MeasurementRow(
+        **{**texts, "id": texts["id"] or f"rows[{index}]"},
+        hardware=hardware,
+        workload=workload,
+        value=number if number is not None and math.isfinite(number) and number > 0 else 0.0,
+        source_url=cited if isinstance(cited, str) else "",
+        peak_memory=str(fields.get("peak_memory") or ""),
+        params_total_b=_params_b(fields),
+        caveats=str(fields.get("caveats") or ""),
+        file_size=str(fields.get("file_size") or ""),
+        measured_year=_measured_year(fields),
+        schema_error=(
+            f"the row does not follow the corpus schema: {problems[0]}" if problems else ""
+        ),
+    )
+
+
 def _measured_year(row: Mapping[str, Any]) -> int | None:
     source = row.get("source")
     where = source.get("where") if isinstance(source, Mapping) else None
@@ -151,18 +233,35 @@ def _params_b(row: Mapping[str, Any]) -> float | None:
     return float(value)
 
 
-def rows_from_corpus(data: Mapping[str, Any]) -> tuple[MeasurementRow, ...]:
-    """Every row of a corpus document (`{"rows": [...]}`), validated; ids must be unique."""
+def rows_from_corpus(
+    data: Mapping[str, Any], *, lenient: bool = False
+) -> tuple[MeasurementRow, ...]:
+    """Every row of a corpus document (`{"rows": [...]}`), validated; ids must be unique.
+    `lenient` (a user's file to score): a row that breaks the schema, or repeats an id, is
+    kept with its `schema_error` instead of refusing the file."""
     rows = data.get("rows")
     if not isinstance(rows, list):
         raise EngineInputError(field="rows", message="must be a list of measurements")
-    parsed = tuple(row_from_json(row, f"rows[{i}]") for i, row in enumerate(rows))
+    if lenient:
+        parsed = tuple(_lenient_row(row, f"rows[{i}]", i) for i, row in enumerate(rows))
+    else:
+        parsed = tuple(row_from_json(row, f"rows[{i}]") for i, row in enumerate(rows))
     seen: set[str] = set()
+    kept: list[MeasurementRow] = []
     for i, row in enumerate(parsed):
         if row.id in seen:
-            raise EngineInputError(field=f"rows[{i}].id", message=f"duplicate id {row.id!r}")
+            problem = f"duplicate id {row.id!r}"
+            if not lenient:
+                raise EngineInputError(field=f"rows[{i}].id", message=problem)
+            row = replace(
+                row,
+                id=f"{row.id} (rows[{i}])",
+                schema_error=row.schema_error
+                or (f"the row does not follow the corpus schema: rows[{i}].id: {problem}"),
+            )
         seen.add(row.id)
-    return parsed
+        kept.append(row)
+    return tuple(kept)
 
 
 def corpus_info(data: Mapping[str, Any]) -> CorpusInfo:

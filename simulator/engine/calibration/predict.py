@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -171,6 +172,8 @@ def _not_modeled(row: MeasurementRow, reason: str) -> Prediction:
 def predict_row(row: MeasurementRow, efficiency: Efficiency | None = None) -> Prediction:
     """The engine's figure for `row` (None: the shipped fitted constants)."""
     table = load_efficiency() if efficiency is None else efficiency
+    if row.schema_error:
+        return _not_modeled(row, row.schema_error)
     try:
         setup = row_setup(row)
         predicted, bound = predicted_value(setup, table, row.unit)
@@ -178,6 +181,11 @@ def predict_row(row: MeasurementRow, efficiency: Efficiency | None = None) -> Pr
         return _not_modeled(row, str(error))
     except EngineInputError as error:
         return _not_modeled(row, f"the engine rejects the setup: {error}")
+    except (ValueError, TypeError, ArithmeticError) as error:
+        # a user's row whose figures make no run ("prompt_tokens": -5): listed, not fatal
+        return _not_modeled(row, f"the row's setup makes no run: {error!r}")
+    if not math.isfinite(predicted) or predicted <= 0:
+        return _not_modeled(row, f"the row's setup makes no run: predicted {predicted}")
     return Prediction(
         row_id=row.id,
         category=row.category,

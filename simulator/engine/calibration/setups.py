@@ -1722,5 +1722,6 @@ def row_setup(row: MeasurementRow) -> Setup:
         if row.workload.get("phase") == "train":
             return train_setup(row)
         return infer_setup(row)
-    except (KeyError, ValueError) as error:
+    except (KeyError, ValueError, TypeError, AttributeError, ArithmeticError) as error:
+        # a user's row with a field of an unexpected type ("gpu_count": "2", a list of GPUs)
         raise NotModeled(f"the row's setup cannot be read: {error}") from error

@@ -87,7 +87,7 @@ MEASURED_OF_PEAK = {"mem_sustained_gbps": "mem_gbps"}
 HARDWARE_DEFAULTS: dict[str, dict[str, float]] = {TRAIN: {"ram_gb": 32.0}, INFER: {"ram_gb": 0.0}}
 # The sections each kind writes back (and so hashes): what its rules read.
 ECHOED: dict[str, tuple[str, ...]] = {
-    TRAIN: ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "interconnect_gbps"),
+    TRAIN: ("gpu", "gpu_count", "nvme_gbps", "ram_gb", "pinned_gb", "interconnect_gbps", "cpu"),
     INFER: (
         "ram_gb",
         "link_gbps",

@@ -10,7 +10,13 @@ from simulator.engine.io.hardware import hardware_to_json
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, vram_breakdown_gib
 from simulator.engine.train.reference import SplitResult
 from simulator.engine.train.result import ModelFacts, TrainResult
-from simulator.engine.train.workload import DEFAULT_OPTIMIZER, PIPELINE, TRAIN, TrainWorkload
+from simulator.engine.train.workload import (
+    DEFAULT_OPTIMIZER,
+    NO_OFFLOAD,
+    PIPELINE,
+    TRAIN,
+    TrainWorkload,
+)
 from simulator.engine.units import GIB
 from simulator.engine.version import ENGINE_VERSION
 from simulator.engine.workload import TrainRequest
@@ -57,6 +63,10 @@ def train_workload_to_json(w: TrainWorkload, model_config_json: str | None) -> d
         workload["full_finetune"] = True
     if w.optimizer != DEFAULT_OPTIMIZER:
         workload["optimizer"] = w.optimizer
+    if w.tensor_parallel != 1:
+        workload["tensor_parallel"] = int(w.tensor_parallel)
+    if w.offload != NO_OFFLOAD:
+        workload["offload"] = w.offload
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload

@@ -110,7 +110,7 @@ def file_report(path: Path) -> Printed:
     if not isinstance(data, dict):
         raise CommandError(f"{path}: the corpus must be a JSON object with a 'rows' list")
     try:
-        rows = rows_from_corpus(data)
+        rows = rows_from_corpus(data, lenient=True)
     except EngineInputError as error:
         message = f"invalid corpus {path}: {json_path(error.field)}: {error.message}"
         raise CommandError(message) from error

@@ -10,6 +10,7 @@ from simulator.engine import parse_request
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import quant_format
 from simulator.engine.hardware import CpuSpec, GpuSpec, Hardware
+from simulator.engine.io.train_result import train_request_to_json
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
@@ -180,3 +181,28 @@ def test_a_request_names_its_offload_and_the_run_says_what_it_waits_on():
     assert result.best.micro_batch == 16
     assert result.best.tokens_per_s > 0
     assert result.best.bottleneck in ("compute", "pcie")
+
+
+def test_the_normalized_request_keeps_the_offload_and_tensor_split():
+    """Two requests differing only in offload (or tensor parallelism) are two runs: the stored
+    request body, which identifies a run, keeps both and reads them back."""
+    body = {
+        "workload": {
+            "kind": "train", "model": "llama-3.1-8b", "quant": "BF16", "full_finetune": True,
+            "parallelism": "fsdp", "mode": "refined", "offload": "parameters",
+            "tensor_parallel": 2,
+        },
+        "hardware": {"gpu": "A100 80G", "gpu_count": 4, "cpu": "EPYC 7763", "ram_gb": 512},
+    }  # fmt: skip
+    request = parse_request(body)
+    stored = train_request_to_json(request)
+    assert stored["workload"]["offload"] == "parameters"
+    assert stored["workload"]["tensor_parallel"] == 2
+    again = parse_request(stored)
+    assert again.workload.offload == OFFLOAD_PARAMETERS
+    assert again.workload.tensor_parallel == 2
+    plain = train_request_to_json(parse_request({**body, "workload": {
+        k: v for k, v in body["workload"].items() if k not in ("offload", "tensor_parallel")
+    }}))  # fmt: skip
+    assert "offload" not in plain["workload"]
+    assert "tensor_parallel" not in plain["workload"]

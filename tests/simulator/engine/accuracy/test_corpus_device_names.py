@@ -42,6 +42,12 @@ CPU_SPELLINGS = {
     "Intel Xeon Platinum 8480+": "xeon-platinum-8480-plus",
     "AMD EPYC 7443 (24C)": "epyc-7443",
     "AMD EPYC 9355 (NPS1)": "epyc-9355",
+    "Intel Core i9-13900K": "core-i9-13900k",
+    "i9-14900K, DDR5-6000": "core-i9-14900k",
+    "AMD Ryzen 9 5950X 16-Core Processor": "ryzen-9-5950x",
+    "AMD Ryzen Threadripper PRO 7995WX": "threadripper-pro-7995wx",
+    "Intel Xeon Platinum 8592+": "xeon-platinum-8592-plus",
+    "Ampere Altra Q80-30": "ampere-altra-q80-30",
 }
 SYSTEM_SPELLINGS = {
     "Apple M3 Ultra 80-core GPU 256GB": "apple-m3-ultra-80-core-gpu",
@@ -141,3 +147,21 @@ def test_each_added_record_cites_where_it_was_read_and_when(kind: type, slug: st
     # a page's URL, a repository at a commit, or a file of the search index by its id
     assert any(place in source for place in ("http", " @ ", "file id"))
     assert "read 2026-11-26" in source
+
+
+# CPUs added 2026-12-06 from scrapes of the makers' specification pages (each cites its row).
+ADDED_2026_12_06 = (
+    "core-i9-14900k", "core-i9-13900k", "core-i7-12700k", "core-ultra-7-258v",
+    "xeon-platinum-8592-plus", "xeon-gold-6430", "xeon-w9-3495x", "xeon-6972p", "ryzen-9-5950x",
+    "ryzen-7-5800x3d", "threadripper-7980x", "threadripper-pro-7995wx", "ryzen-7-7840hs",
+    "ampere-altra-max-m128-30",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("slug", ADDED_2026_12_06)
+def test_each_cpu_added_cites_its_specification_page_and_when(slug: str) -> None:
+    cpu = require_device(Cpu, slug, field="x")
+    assert any(place in cpu.source for place in ("http", " @ "))
+    assert "read 2026-12-06" in cpu.source
+    # the peak the engine derives is the datasheet's cores × FP32 FLOPs per cycle × base clock
+    assert cpu.cores * cpu.flops_per_core_cycle * cpu.all_core_ghz > 0

@@ -23,6 +23,22 @@ def _row(**changes: Any) -> Any:
         ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
         ("Llama3 70B", "llama-3.1-70b"),
         ("llama 8B Q4_K_M", "llama-3.1-8b"),  # llama-bench's label for Llama 3.x 8B
+        ("GLM-4.7", "glm-4.7"),  # a shipped model by its own slug
+        ("zai-org/GLM-4.7-FP8", "glm-4.7"),
+        ("GLM 4.7 Flash", "glm-4.7-flash"),  # the longest name found wins
+        ("Qwen 3 30B A3B", "qwen3-30b-a3b"),  # a family and its generation spaced apart
+        ("Qwen 2 7B", "qwen2-7b"),
+        ("LLaMA 2 7B", "llama-2-7b"),
+        ("LLaMA 7B", "llama-7b"),  # LLaMA-1 7B is not Llama 2 7B
+        ("01-ai/Yi-34B-Chat", "yi-34b"),
+        ("c4ai-command-r-plus", "command-r-plus-104b"),
+        ("Code Llama 34B", "codellama-34b"),
+        ("gemma-2b-it", "gemma-2b"),  # first-generation Gemma, not Gemma 2
+        ("Gemma 2 2B", "gemma-2-2b"),
+        ("DeepSeek-V2.5", "deepseek-v2"),
+        ("DeepSeek-V2-Lite-Chat", "deepseek-v2-lite"),
+        ("OLMo-2-1124-7B-Instruct", "olmo-2-7b"),
+        ("MiniMax-M2.5", "minimax-m2.5"),  # one model of the name
     ],
 )
 def test_a_hugging_face_repository_name_resolves_to_its_shipped_model(name: str, slug: str) -> None:
@@ -40,6 +56,14 @@ def test_llama_benchs_bare_size_label_takes_the_model_with_the_stated_parameter_
 def test_a_bare_size_label_without_a_parameter_count_is_not_modeled() -> None:
     with pytest.raises(NotModeled, match="no parameter count"):
         model_slug(_row(model="Llama 70B (llama 70B)"))
+
+
+def test_a_pruned_checkpoint_is_told_by_its_parameter_count_not_its_name() -> None:
+    """An expert-pruned "REAP" checkpoint keeps its parent's name, not its shape."""
+    with pytest.raises(NotModeled, match="no parameter count"):
+        model_slug(_row(model="MiniMax-M2.5-REAP-139B-A10B"))
+    with pytest.raises(NotModeled, match="fits 0"):
+        model_slug(_row(model="MiniMax-M2.5-REAP-139B-A10B", params_total_b=139.0))
 
 
 @pytest.mark.parametrize(

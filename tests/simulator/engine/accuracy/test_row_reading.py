@@ -16,6 +16,7 @@ from simulator.engine.calibration.setups import (
     runtime_of,
 )
 from simulator.engine.devices import Cpu, Gpu, System, require_device
+from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.serve.file_size import stored_bytes
 from simulator.engine.serve.kv_cache import kv_bytes_per_token
@@ -226,7 +227,7 @@ def test_llama_cpps_expert_overrides_are_the_hybrid_placement(
 @pytest.mark.parametrize(
     ("name", "bits"),
     [("IQ2_K", 2.375), ("IQ3_K", 3.4375), ("IQ4_K_R4", 4.5), ("IQ5_K_R4", 5.5), ("Q6_0", 6.5),
-     ("Q6_0_R4", 6.5)],
+     ("Q6_0_R4", 6.5), ("IQ4_NL_R4", 4.5), ("Q8_0_R8", 8.5), ("q4_0_r8", 4.5)],
 )  # fmt: skip
 def test_ik_llama_cpps_k_quants_read_their_block_sizes(name: str, bits: float) -> None:
     assert weight_scheme(name).bytes_per_weight("experts") * 8 == pytest.approx(bits)
@@ -285,7 +286,10 @@ def test_an_offline_run_without_published_batching_is_not_modeled(
      ("HF accelerate FSDP", "hf-transformers"), ("vllm-mlx v0.3.0", "mlx"),
      ("mlx-lm 0.26 (mlx_lm.generate)", "mlx"), ("Rapid-MLX server", "mlx"),
      ("llama.cpp SYCL (oneAPI 2025.3.3, GGML_SYCL_F16=ON)", "llama.cpp-sycl"),
-     ("IPEX-LLM portable llama.cpp (SYCL), Windows 11", "llama.cpp-sycl")],
+     ("IPEX-LLM portable llama.cpp (SYCL), Windows 11", "llama.cpp-sycl"),
+     ("llamafile-0.7 CPU", "llama.cpp"), ("llamafile v0.8.11 (CPU)", "llama.cpp"),
+     ("PyTorch + torchao (BF16 eager)", "torchtune"),
+     ("vLLM 0.6.3 (PyTorch 2.4)", "vllm")],
 )  # fmt: skip
 def test_engine_strings_name_their_runtime_family(engine: str, runtime: str) -> None:
     assert runtime_of(_row(engine=engine)) == runtime
@@ -498,3 +502,9 @@ def test_a_gguf_file_type_with_its_size_stated_reads_as_that_many_bytes() -> Non
     model = setup.request.workload.model
     assert scheme.experts.name == "IQ3_XXS"
     assert stored_bytes(model_parts(model), scheme) == pytest.approx(82.87 * 2**30)
+
+
+def test_a_repack_of_an_unknown_type_is_refused() -> None:
+    """Q8_K is only ggml's intermediate for dot products, so its repack names no weight type."""
+    with pytest.raises(EngineInputError, match="unknown weight type 'Q8_K_R8'"):
+        weight_scheme("Q8_K_R8")
