@@ -14,6 +14,7 @@ from simulator.engine.calibration.setups import (
     InferSetup,
     Setup,
     TrainSetup,
+    latency_scale,
     per_gpu,
     per_user,
     row_setup,
@@ -142,6 +143,9 @@ def predicted_value(setup: Setup, efficiency: Efficiency, unit: str = "tok/s") -
         value /= setup.request.hardware.gpu_count
     if isinstance(setup, InferSetup) and per_user(unit):
         value /= setup.request.workload.batch
+    latency = latency_scale(unit)
+    if latency is not None:  # a time per token: the inverse of one sequence's speed
+        return latency / value, bound
     return value / tokens_per_s_scale(unit), bound
 
 

@@ -303,6 +303,16 @@ MODEL_ALIASES: dict[str, str] = {
     # Yi-1.5-34B keeps Yi-34B's every shape key; only rms_norm_eps differs (1e-06 against
     # 1e-05: the official Yi-1.5-34B-Chat config.json page, read 2026-12-06)
     "yi 1.5 34b": "yi-34b",
+    # Mistral Large 2 (2407) and its 2411 update share every shape key (their configs'
+    # copies compared 2026-12-06; an early 2407 upload had a 32,768 context); Mistral Small 3
+    # is the 2501 checkpoint
+    "mistral large 2": "mistral-large-123b",
+    "mistral large 2407": "mistral-large-123b",
+    "mistral large 2411": "mistral-large-123b",
+    "mistral large instruct 2407": "mistral-large-123b",
+    "mistral large instruct 2411": "mistral-large-123b",
+    "mistral small 24b": "mistral-small-24b-2501",
+    "mistral small 3 24b": "mistral-small-24b-2501",
 }
 # Names that fit several shipped models, told apart by the parameter count the row states
 # (llama-bench prints "llama 70B" for Llama 2 70B, 68.98 B, and Llama 3.x 70B, 70.55 B).
@@ -367,6 +377,10 @@ RUNTIME_MARKERS: tuple[tuple[str, str], ...] = (
     ("rapid-mlx", MLX),
     ("mlx", MLX),
     ("ollama", LLAMA_CPP),  # ggml's kernels under Ollama's server
+    # KoboldCpp is a fork of llama.cpp with its ggml backends; LM Studio's GGUF engine is
+    # llama.cpp (its MLX engine is named "MLX", matched above)
+    ("koboldcpp", LLAMA_CPP),
+    ("lm studio", LLAMA_CPP),
     # llamafile is llama.cpp's code in one executable; its CPU GEMMs (tinyBLAS, "llamafile
     # sgemm") are llama.cpp's own since ggml-org/llama.cpp PR #6414 (April 2024)
     ("llamafile", LLAMA_CPP),
@@ -522,7 +536,9 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "does not model",
         ),
         (
-            not is_tokens_per_s(row.unit) and not is_step_figure(row),
+            not is_tokens_per_s(row.unit)
+            and not is_step_figure(row)
+            and not _single_stream_latency(row),
             f"the engine predicts speeds; {row.metric!r} in {row.unit} is "
             f"{_what_the_unit_measures(row.unit)}",
         ),
@@ -531,9 +547,15 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "the source does not state the weights' quantization, which sets the bytes read",
         ),
         (
-            row.category == "inference_kv_offload",
-            "the KV cache in host RAM with the weights on the GPU (llama.cpp -nkvo, or builds "
-            "before the cache moved to VRAM) is not an engine placement",
+            bool(ATTENTION_WEIGHTS_ON_CPU.search(lowered)),
+            "attention's weights on the CPU as well as its KV cache (-ot attn=CPU): the engine's "
+            "KV cache in host RAM keeps the attention projections on the GPU",
+        ),
+        (
+            bool(PARTIAL_LAYER_OFFLOAD.search(lowered)),
+            "whole layers kept on the CPU (-ngl below the model's layers, 'N layers on GPU'): the "
+            "engine splits layers between GPUs, or experts between the GPU and the CPU, not "
+            "whole layers between the GPU and the CPU",
         ),
         (
             row.category == "inference_nvme_streaming",
@@ -544,10 +566,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "raspberry pi" in lowered,
             "a GPU hosted by a Raspberry Pi: its Arm cores drive every kernel launch over a PCIe "
             "×1 link, and the engine's per-layer costs are a desktop host's",
-        ),
-        (
-            "-nkvo" in lowered,
-            "KV cache in host RAM with the weights on the GPU (-nkvo) is not an engine placement",
         ),
         (
             row.workload.get("phase") == "serving" and _serving_lengths(row) is None,
@@ -704,7 +722,11 @@ UNIT_KINDS: tuple[tuple[str, str], ...] = (
         "a rate of samples or steps, whose tokens the row does not pin (packing, padding and "
         "lengths differ by tool)",
     ),
-    (r"/\s*token\b|per token", "a latency per token, which the engine does not read as a speed"),
+    (
+        r"/\s*token\b|per token",
+        "a latency per token, which the engine reads as a speed only for one sequence's decode "
+        "or prompt (batch 1)",
+    ),
     (r"^(?:s|sec|secs|seconds|min|minutes|h|hours|ms)\b|/it\b|/step\b|per step", TIME_KIND),
 )
 
@@ -853,7 +875,9 @@ def _words(text: str) -> set[str]:
 
 # Words that, right after a chip's or card's name, make it another part: "Apple M5 Max" is
 # not the "Apple M5", "RTX 4080 SUPER" not the "RTX 4080", "RX 7900 XTX" not the "RX 7900 XT".
-TIER_WORDS = frozenset({"pro", "max", "ultra", "super", "ti", "xt", "xtx"})
+# A laptop's GPU ("RTX 3080 Laptop", "RTX 4090 Mobile") is another part than the desktop card
+# of its name: fewer SMs, another memory bus and clock.
+TIER_WORDS = frozenset({"pro", "max", "ultra", "super", "ti", "xt", "xtx", "laptop", "mobile"})
 
 
 def _names_another_tier(alias_words: list[str], text_words: list[str]) -> bool:
@@ -975,6 +999,33 @@ PER_USER = re.compile(r"(?:/\s*user|per[\s-]+user)\b", re.IGNORECASE)
 
 # Thousands of tokens per second ("k TPS (published as '8.6k')", "k Tok/s").
 THOUSAND_TOKENS_PER_S = re.compile(r"^\s*k\s*(?:TPS|tok/s|tokens/s)\b", re.IGNORECASE)
+
+
+# A time per token ("ms/token", "ms per token", "s/tok", llama.cpp's "ms per token" timings):
+# for one sequence decoding (or a prompt's tokens) the inverse of its tokens per second; the
+# number is the unit's seconds (1000 for ms).
+LATENCY_PER_TOKEN = re.compile(
+    r"^\s*(?P<unit>ms|s|sec|us|µs)\s*(?:/|\s+per\s+)\s*(?:token|tok)\b", re.IGNORECASE
+)
+LATENCY_SCALE = {"ms": 1000.0, "s": 1.0, "sec": 1.0, "us": 1e6, "µs": 1e6}
+
+
+def latency_scale(unit: str) -> float | None:
+    """The unit's time per second ("ms/token": 1000) when it is a time per token, else None."""
+    found = LATENCY_PER_TOKEN.match(unit)
+    return LATENCY_SCALE[found["unit"].lower()] if found else None
+
+
+def _single_stream_latency(row: MeasurementRow) -> bool:
+    """A time per token the engine reads as a speed: one sequence's decode or prompt (a
+    serving run's time per output token holds its batch's and its prefills' share)."""
+    phase = row.workload.get("phase")
+    batch = row.workload.get("batch", 1)
+    return (
+        latency_scale(row.unit) is not None
+        and phase in ("decode", "prefill")
+        and batch in (1, None)
+    )
 
 
 def is_tokens_per_s(unit: str) -> bool:
@@ -1427,6 +1478,18 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
             gpu=gpu, gpu_count=count, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps
         )
         placement = "hybrid"
+    elif _kv_cache_on_cpu(row):
+        gpu, count = _gpus(row)
+        if not row.hardware.get("cpu"):
+            raise NotModeled(
+                "the KV cache in host RAM, and the row names no CPU: the CPU holds the cache "
+                "and computes the attention over it"
+            )
+        cpu, ram_gib = _cpu(row, runtime)
+        hardware = Hardware(
+            gpu=gpu, gpu_count=count, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps
+        )
+        placement = "gpu"
     else:
         gpu, count = _gpus(row)
         hardware = Hardware(
@@ -1454,10 +1517,26 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         else None,
         repacked_experts=placement == "hybrid" and _repacked(row),
         sparse_attention=False if _dense_fallback(row) else None,
+        kv_cache_on_cpu=hardware.cpu is not None and placement != "cpu" and _kv_cache_on_cpu(row),
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()
     return InferSetup(request=request, phase=phase, gen_tokens=gen, total=total)
+
+
+# The KV cache in host RAM with the weights on the GPU (llama.cpp --no-kv-offload / -nkvo,
+# `offload_kqv` false, or a build before the cache moved to VRAM, PR #1827): placement.py's
+# `kv_in_host_ram`. A row that also keeps attention's weights on the CPU (-ot attn=CPU), or
+# whole layers (a partial -ngl), is another placement.
+KV_CACHE_IN_HOST_RAM = re.compile(
+    r"-nkvo\b|--no-kv-offload|kv cache (?:kept )?in host ram|kv cache not in vram"
+)
+ATTENTION_WEIGHTS_ON_CPU = re.compile(r"\battn=cpu\b")
+PARTIAL_LAYER_OFFLOAD = re.compile(r"\b\d+ (?:full )?layers on gpu\b|partial offload")
+
+
+def _kv_cache_on_cpu(row: MeasurementRow) -> bool:
+    return bool(KV_CACHE_IN_HOST_RAM.search(_row_text(row)))
 
 
 # A sparse runtime that ran a sparse-attention model's attention dense, as the row says

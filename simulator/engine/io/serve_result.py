@@ -46,6 +46,8 @@ def infer_workload_to_json(w: InferWorkload, model_config_json: str | None) -> d
         workload["tensor_parallel"] = int(w.tensor_parallel)
     if w.sparse_attention is not None:
         workload["sparse_attention"] = w.sparse_attention
+    if w.kv_cache_on_cpu:  # only when set, so earlier requests keep their input hash
+        workload["kv_cache_on_cpu"] = True
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload

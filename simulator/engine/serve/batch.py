@@ -69,6 +69,7 @@ class _Shared:
             efficiency=self.efficiency,
             tensor_parallel=w.tensor_parallel,
             weights=w.quant.dense.name,
+            kv_cache_on_cpu=w.kv_cache_on_cpu,
         )
         placed = self.layout(placement, offload_from_layer if placement == HYBRID else None)
         if isinstance(placed, EngineInputError):
@@ -107,7 +108,13 @@ def gpu_need_bytes(workload: InferWorkload, parts: ModelParts) -> NDArray[np.flo
     kv_cache_bytes = kv_cache_size(workload)
     need = []
     for layer in range(parts.first_moe_layer, parts.num_layers + 1):
-        placement = place(parts, workload.quant, HYBRID, offload_from_layer=layer)
+        placement = place(
+            parts,
+            workload.quant,
+            HYBRID,
+            offload_from_layer=layer,
+            kv_cache_on_cpu=workload.kv_cache_on_cpu,
+        )
         gpu = placement.share(GPU)
         assert gpu is not None  # hybrid's home share
         need.append(needed_bytes(gpu, placement, kv_cache_bytes))

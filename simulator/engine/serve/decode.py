@@ -237,6 +237,31 @@ def offloaded_activations(x: ShareStep) -> Cost:
     )
 
 
+def attention_crossing_bytes(model: ModelShape) -> int:
+    """What crosses the CPU–GPU link per layer per token when the CPU attends over a KV cache
+    in host RAM (llama.cpp -nkvo): the query and the new token's cache entry (its keys and
+    values) to the CPU, the attention's output back, in f32 as ggml's backend copies them."""
+    attention = model.attention
+    return ACTIVATION_BYTES * (2 * attention.score_width + attention.cache_width)
+
+
+def attends_on_cpu(placement: Placement) -> bool:
+    """The KV cache in host RAM with the weights on a GPU: the CPU runs the attention."""
+    return placement.kv_location == CPU and placement.share(CPU) is not placement.shares[0]
+
+
+@DECODE_RULES.register("attention_crossings")
+def attention_crossings(x: ShareStep) -> Cost:
+    """KV cache in host RAM: each layer's query and new cache entry cross to the CPU and the
+    attention's output crosses back, for every sequence of the batch."""
+    inputs = x.inputs
+    if x.share.location != CPU or not attends_on_cpu(inputs.placement):
+        return ZERO
+    layers = inputs.placement.parts.num_layers
+    per_token = attention_crossing_bytes(inputs.model)
+    return Cost(link_bytes=float(layers * per_token * inputs.batch))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodeWork:
     """One decode step's counts, before any device: what `DECODE_RULES` add up for each share

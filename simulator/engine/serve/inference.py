@@ -87,6 +87,7 @@ def devices_for(
     efficiency: Efficiency | None = None,
     tensor_parallel: int = 1,
     weights: str = "",
+    kv_cache_on_cpu: bool = False,
 ) -> dict[str, Device]:
     """The devices the placement needs, each with `runtime`'s constants on its class
     (`efficiency`, default the shipped fit) and the GPU at the tensor peak of the kernel path
@@ -97,7 +98,15 @@ def devices_for(
     if tensor_parallel > 1:
         _check_tensor_parallel(hardware, placement, tensor_parallel)
     check_machines(hardware, placement, runtime=runtime, tensor_parallel=tensor_parallel)
+    if kv_cache_on_cpu and (tensor_parallel > 1 or hardware.machines > 1):
+        raise EngineInputError(
+            field="workload.kv_cache_on_cpu",
+            message="keeps one machine's cache in its host RAM, beside GPUs that split layers: "
+            "not with tensor parallelism or several machines",
+        )
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
+    if kv_cache_on_cpu and CPU not in needs:  # the CPU holds the cache and attends over it
+        needs = (*needs, CPU)
     devices: dict[str, Device] = {}
     for location in needs:
         constants = table.device_class(runtime, location)
@@ -113,6 +122,11 @@ def devices_for(
             )
         else:
             message = f"placement {placement!r} needs a {location} in the hardware"
+            if location == CPU and placement == GPU:  # only the KV cache in host RAM needs it
+                message = (
+                    "workload.kv_cache_on_cpu needs a cpu in the hardware: it holds the KV "
+                    "cache and computes the attention over it"
+                )
             raise EngineInputError(field=f"hardware.{location}", message=message)
     return devices
 
@@ -192,7 +206,13 @@ def placed_workload(
     global fitted constants of the efficiency table (decode's routing pool, prefill's expert
     GEMM underfill)."""
     w = workload
-    placement = place(parts, w.quant, w.placement, offload_from_layer=w.offload_from_layer)
+    placement = place(
+        parts,
+        w.quant,
+        w.placement,
+        offload_from_layer=w.offload_from_layer,
+        kv_cache_on_cpu=w.kv_cache_on_cpu,
+    )
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
     sparse = w.reads_top_k
     inputs = DecodeInputs(
@@ -314,6 +334,7 @@ def simulate_inference(
         efficiency=table,
         tensor_parallel=w.tensor_parallel,
         weights=w.quant.dense.name,
+        kv_cache_on_cpu=w.kv_cache_on_cpu,
     )
     if placed is None:
         placed = placed_workload(

@@ -8,7 +8,7 @@ from one layer on (seed 002: `blk.(29|[3-9][0-9]).ffn_*_exps=CPU`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import WeightScheme
@@ -129,9 +129,47 @@ def _offload_from(parts: ModelParts, offload_from_layer: int | None) -> int:
 
 
 def place(
+    parts: ModelParts,
+    scheme: WeightScheme,
+    name: str,
+    *,
+    offload_from_layer: int | None = None,
+    kv_cache_on_cpu: bool = False,
+) -> Placement:
+    """The bytes each location holds under placement `name` (one of `PLACEMENTS`);
+    `kv_cache_on_cpu` moves the KV cache to host RAM (`kv_in_host_ram`)."""
+    placement = _place(parts, scheme, name, offload_from_layer=offload_from_layer)
+    return kv_in_host_ram(placement) if kv_cache_on_cpu else placement
+
+
+def kv_in_host_ram(placement: Placement) -> Placement:
+    """llama.cpp's --no-kv-offload (-nkvo): the KV cache lives in host RAM and the attention
+    over it (QKᵀ, softmax, score·V) runs on the CPU, every layer; the weights stay where the
+    placement put them. The CPU's share runs a segment of each layer, so it visits every
+    layer."""
+    if HOME[placement.name] != GPU:
+        raise EngineInputError(
+            field="workload.kv_cache_on_cpu",
+            message=f"keeps the weights on a GPU: placement 'gpu' or 'hybrid', not "
+            f"{placement.name!r}",
+        )
+    parts = placement.parts
+    cpu = placement.share(CPU) or Share(
+        location=CPU,
+        stored_bytes=0.0,
+        dense_read_bytes=0.0,
+        dense_params=0.0,
+        expert_layers=0,
+        layers=0,
+    )
+    cpu = replace(cpu, layers=parts.num_layers)
+    gpu = tuple(share for share in placement.shares if share.location != CPU)
+    return replace(placement, shares=(*gpu, cpu), kv_location=CPU)
+
+
+def _place(
     parts: ModelParts, scheme: WeightScheme, name: str, *, offload_from_layer: int | None = None
 ) -> Placement:
-    """The bytes each location holds under placement `name` (one of `PLACEMENTS`)."""
     expert_bytes = parts.expert * scheme.bytes_per_weight("experts")
     if name != HYBRID:
         home = _home_share(parts, scheme, HOME[name], parts.moe_layers)

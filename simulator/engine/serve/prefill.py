@@ -26,7 +26,11 @@ from simulator.engine.model.layers import (
     indexer_flops_per_position,
     score_flops_per_token_per_position,
 )
-from simulator.engine.serve.decode import FLOPS_PER_MAC
+from simulator.engine.serve.decode import (
+    FLOPS_PER_MAC,
+    attends_on_cpu,
+    attention_crossing_bytes,
+)
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import HOME, HYBRID, Placement, Share
 
@@ -45,6 +49,9 @@ class PrefillRun:
     # pace (layer_split_pipeline_factor); 1 on one GPU.
     pipeline_factor: float = 1.0
     network_s: float = 0.0  # the boundaries between machines (network.py)
+    # the KV cache in host RAM: the CPU's attention (its FLOPs, cache reads and per-layer
+    # cost), between the GPU's kernels of each layer
+    cpu_attention_s: float = 0.0
 
     @property
     def time_s(self) -> float:
@@ -53,6 +60,7 @@ class PrefillRun:
             + self.link_s
             + self.allreduce_s
             + self.network_s
+            + self.cpu_attention_s
         )
 
     @property
@@ -161,12 +169,7 @@ def lm_head(x: PrefillInputs) -> Cost:
     return Cost(flops=float(FLOPS_PER_MAC * x.placement.parts.output))
 
 
-@PREFILL_RULES.register("causal_attention")
-def causal_attention(x: PrefillInputs) -> Cost:
-    """QKᵀ and score·V over the query–key pairs of a causal prompt after `depth` cached tokens,
-    P·D + P(P+1)/2 per full-attention layer (model.attended_pairs), every layer; with a
-    sparse-attention indexer, its scores over all those pairs and, where sparse kernels run
-    its choice, the attention over at most its top-k keys per query (model.attention_pairs)."""
+def _attention_pairs_cost(x: PrefillInputs) -> Cost:
     model = x.model
     attended = model.attention_pairs(x.depth, x.tokens, sparse=x.sparse_attention)
     per_pair = score_flops_per_token_per_position(model.attention)
@@ -175,6 +178,25 @@ def causal_attention(x: PrefillInputs) -> Cost:
         x.depth, x.tokens
     )
     return Cost(attention_flops=flops)
+
+
+def _cache_reads_cost(x: PrefillInputs) -> Cost:
+    if not x.kv_bytes_per_token:
+        return ZERO
+    mean_positions = x.model.attended_positions(x.depth + x.tokens / 2)
+    return Cost(kv_bytes=x.micro_batches * x.kv_bytes_per_token * mean_positions)
+
+
+@PREFILL_RULES.register("causal_attention")
+def causal_attention(x: PrefillInputs) -> Cost:
+    """QKᵀ and score·V over the query–key pairs of a causal prompt after `depth` cached tokens,
+    P·D + P(P+1)/2 per full-attention layer (model.attended_pairs), every layer; with a
+    sparse-attention indexer, its scores over all those pairs and, where sparse kernels run
+    its choice, the attention over at most its top-k keys per query (model.attention_pairs).
+    With the KV cache in host RAM the CPU computes it (`CPU_ATTENTION_RULES`)."""
+    if attends_on_cpu(x.placement):
+        return ZERO
+    return _attention_pairs_cost(x)
 
 
 @PREFILL_RULES.register("delta_rule")
@@ -193,11 +215,11 @@ def delta_rule(x: PrefillInputs) -> Cost:
 @PREFILL_RULES.register("cache_reads")
 def cache_reads(x: PrefillInputs) -> Cost:
     """Each micro-batch's attention reads the cache written before it once: on average the
-    depth and half the prompt (a sliding layer at most its window)."""
-    if not x.kv_bytes_per_token:
+    depth and half the prompt (a sliding layer at most its window); from host RAM, by the
+    CPU, when the cache lives there (`CPU_ATTENTION_RULES`)."""
+    if attends_on_cpu(x.placement):
         return ZERO
-    mean_positions = x.model.attended_positions(x.depth + x.tokens / 2)
-    return Cost(kv_bytes=x.micro_batches * x.kv_bytes_per_token * mean_positions)
+    return _cache_reads_cost(x)
 
 
 @PREFILL_RULES.register("weight_reads")
@@ -240,6 +262,36 @@ def offloaded_expert_gemms(x: PrefillInputs) -> Cost:
     return Cost(flops=float(FLOPS_PER_MAC * per_token * x.tokens))
 
 
+# The KV cache in host RAM (llama.cpp -nkvo): the prompt's attention on the CPU, between the
+# GPU's projections of each layer, so its time adds to the GPU's.
+CPU_ATTENTION_RULES: CostRules[PrefillInputs] = CostRules("prefill attention on the CPU")
+
+
+@CPU_ATTENTION_RULES.register("causal_attention")
+def cpu_causal_attention(x: PrefillInputs) -> Cost:
+    """The causal attention's FLOPs (as on the GPU), on the CPU."""
+    return _attention_pairs_cost(x) if attends_on_cpu(x.placement) else ZERO
+
+
+@CPU_ATTENTION_RULES.register("cache_reads")
+def cpu_cache_reads(x: PrefillInputs) -> Cost:
+    """Each micro-batch's reads of the cache so far, from host RAM."""
+    return _cache_reads_cost(x) if attends_on_cpu(x.placement) else ZERO
+
+
+@CPU_ATTENTION_RULES.register("attention_crossings")
+def cpu_attention_crossings(x: PrefillInputs) -> Cost:
+    """Every prompt token's query and cache entry to the CPU and its output back, each layer
+    (decode.attention_crossing_bytes); a CPU graph segment per layer per micro-batch."""
+    if not attends_on_cpu(x.placement):
+        return ZERO
+    layers = x.placement.parts.num_layers
+    return Cost(
+        link_bytes=float(layers * x.tokens * attention_crossing_bytes(x.model)),
+        layer_visits=float(x.micro_batches * layers),
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrefillWork:
     """A prompt's counts, before any device: on the device that computes it (`home`) and what
@@ -250,6 +302,7 @@ class PrefillWork:
     micro_batches: int  # of `ubatch` tokens each
     cost: Cost
     cpu_cost: Cost
+    cpu_attention_cost: Cost = ZERO  # the KV cache in host RAM: the CPU's attention
 
 
 def prefill_work(
@@ -276,6 +329,7 @@ def prefill_work(
         micro_batches=inputs.micro_batches,
         cost=PREFILL_RULES.total(inputs),
         cpu_cost=CPU_PREFILL_RULES.total(inputs),
+        cpu_attention_cost=CPU_ATTENTION_RULES.total(inputs),
     )
 
 
@@ -286,12 +340,19 @@ def prefill_time(work: PrefillWork, devices: dict[str, Device], link_gbps: float
     weight_read_s, compute_s = memory_and_compute_s(cost, home)
     if work.cpu_cost.flops:
         compute_s += memory_and_compute_s(work.cpu_cost, devices[CPU])[1]
+    attention, cpu_attention_s = work.cpu_attention_cost, 0.0
+    if attention != ZERO:
+        cpu = devices[CPU]
+        cpu_attention_s = sum(memory_and_compute_s(attention, cpu))
+        cpu_attention_s += cpu.device_class.overhead_s(attention.layer_visits, 0.0)
+    link_bytes = cost.link_bytes + attention.link_bytes
     return PrefillRun(
         tokens=work.tokens,
-        flops=cost.all_flops,
+        flops=cost.all_flops + attention.all_flops,
         compute_s=compute_s,
         weight_read_s=weight_read_s,
         overhead_s=home.device_class.overhead_s(cost.layer_visits, cost.moe_layer_visits),
-        link_bytes=cost.link_bytes,
-        link_s=link_seconds(cost.link_bytes, link_gbps),
+        link_bytes=link_bytes,
+        link_s=link_seconds(link_bytes, link_gbps),
+        cpu_attention_s=cpu_attention_s,
     )

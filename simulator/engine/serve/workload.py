@@ -36,6 +36,9 @@ class InferWorkload:
     # run-time repack `-rtr`, or an `_R4`/`_R8` type) that has no GPU kernels, so a prompt's
     # expert GEMMs run on the CPU instead of being copied to the GPU.
     repacked_experts: bool = False
+    # The KV cache in host RAM, its attention computed by the CPU, the weights on the GPU
+    # (llama.cpp's --no-kv-offload / -nkvo): placement.py, docs/model.md "KV cache in host RAM".
+    kv_cache_on_cpu: bool = False
     # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
     # usual one for each device class (efficiency.DEFAULT_RUNTIME).
     runtime: str | None = None

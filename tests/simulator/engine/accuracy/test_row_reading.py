@@ -48,9 +48,7 @@ def test_thousands_of_tokens_per_second_are_read_as_published() -> None:
     assert in_thousands.signed_error == pytest.approx(plain.signed_error)
 
 
-@pytest.mark.parametrize(
-    "unit", ["s", "s/it", "it/s", "samples/s", "ms/token", "GiB", "peak tokens/sec"]
-)
+@pytest.mark.parametrize("unit", ["s", "s/it", "it/s", "samples/s", "GiB", "peak tokens/sec"])
 def test_other_units_are_not_modeled_with_the_reason(unit: str) -> None:
     prediction = predict_row(_row(unit=unit))
     assert not prediction.modeled
@@ -61,7 +59,6 @@ def test_other_units_are_not_modeled_with_the_reason(unit: str) -> None:
     ("unit", "kind"),
     [("s/it", "a time"), ("Sec/step", "a time"), ("min", "a time"),
      ("it/s", "a rate of samples or steps"), ("samples/s", "a rate of samples or steps"),
-     ("ms/token", "a latency per token"),
      ("GiB", "a capacity limit"), ("peak tokens/sec", "a peak"), ("TFlops/GPU", "a FLOP rate")],
 )  # fmt: skip
 def test_a_figure_that_is_not_a_speed_says_what_it_measures(unit: str, kind: str) -> None:
@@ -288,7 +285,8 @@ def test_an_offline_run_without_published_batching_is_not_modeled(
      ("llama.cpp SYCL (oneAPI 2025.3.3, GGML_SYCL_F16=ON)", "llama.cpp-sycl"),
      ("IPEX-LLM portable llama.cpp (SYCL), Windows 11", "llama.cpp-sycl"),
      ("llamafile-0.7 CPU", "llama.cpp"), ("llamafile v0.8.11 (CPU)", "llama.cpp"),
-     ("PyTorch + torchao (BF16 eager)", "torchtune"),
+     ("PyTorch + torchao (BF16 eager)", "torchtune"), ("koboldcpp 1.80 (CUDA)", "llama.cpp"),
+     ("LM Studio 0.3.5", "llama.cpp"), ("LM Studio (MLX engine)", "mlx"),
      ("vLLM 0.6.3 (PyTorch 2.4)", "vllm")],
 )  # fmt: skip
 def test_engine_strings_name_their_runtime_family(engine: str, runtime: str) -> None:
@@ -336,12 +334,26 @@ def test_two_sockets_without_a_stated_numa_policy_are_not_modeled() -> None:
     assert stated.modeled
 
 
-def test_a_kv_cache_in_host_ram_is_not_an_engine_placement() -> None:
-    prediction = predict_row(
-        _row(category="inference_kv_offload", engine="llama.cpp CUDA (KV cache not in VRAM)")
-    )
-    assert not prediction.modeled
-    assert "KV cache in host RAM" in prediction.reason
+def test_a_kv_cache_in_host_ram_is_read_with_the_cpu_that_holds_it() -> None:
+    """llama.cpp -nkvo: the cache and its attention on the CPU the row names; without one the
+    row is listed with the reason; with attention's weights on the CPU too it is another
+    placement."""
+    hardware = {"gpu": "RTX 4090", "gpu_count": 1, "cpu": "AMD Ryzen 9 7950X"}
+    setup = row_setup(_row(engine="llama.cpp CUDA (-ngl 99 -nkvo 1)", hardware=hardware))
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.kv_cache_on_cpu
+    assert setup.request.hardware.cpu is not None
+    on_gpu = predict_row(_row(hardware=hardware))
+    in_ram = predict_row(_row(engine="llama.cpp CUDA (-nkvo 1)", hardware=hardware))
+    assert on_gpu.predicted is not None
+    assert in_ram.predicted is not None
+    assert in_ram.predicted < on_gpu.predicted
+    no_cpu = predict_row(_row(engine="llama.cpp CUDA (-nkvo 1)"))
+    assert not no_cpu.modeled
+    assert "names no CPU" in no_cpu.reason
+    attention = predict_row(_row(engine="ik_llama.cpp (-ot attn=CPU -nkvo)", hardware=hardware))
+    assert not attention.modeled
+    assert "attn=CPU" in attention.reason
 
 
 def test_a_gpu_hosted_by_a_raspberry_pi_is_not_modeled() -> None:
@@ -508,3 +520,23 @@ def test_a_repack_of_an_unknown_type_is_refused() -> None:
     """Q8_K is only ggml's intermediate for dot products, so its repack names no weight type."""
     with pytest.raises(EngineInputError, match="unknown weight type 'Q8_K_R8'"):
         weight_scheme("Q8_K_R8")
+
+
+@pytest.mark.parametrize(("unit", "scale"), [("ms/token", 1000.0), ("ms per token", 1000.0),
+                                             ("s/tok", 1.0)])  # fmt: skip
+def test_one_sequences_time_per_token_is_the_inverse_of_its_speed(unit: str, scale: float) -> None:
+    """llama.cpp's "ms per token" timings: one sequence's decode at 100 tok/s is 10 ms/token;
+    the prediction is published in the row's unit, so its error is the time's."""
+    speed = predict_row(_row(unit="tok/s", value=100.0))
+    latency = predict_row(_row(unit=unit, value=scale / 100.0))
+    assert speed.predicted is not None
+    assert latency.modeled
+    assert latency.predicted == pytest.approx(scale / speed.predicted)
+    assert latency.signed_error == pytest.approx(100.0 / speed.predicted - 1)
+
+
+def test_a_serving_runs_time_per_output_token_is_not_read_as_a_speed() -> None:
+    row = _row(unit="ms/token", workload={"phase": "decode", "test": "tg128", "batch": 8})
+    prediction = predict_row(row)
+    assert not prediction.modeled
+    assert "a latency per token" in prediction.reason
