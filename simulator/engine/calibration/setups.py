@@ -1302,7 +1302,22 @@ def _gpus(row: MeasurementRow) -> tuple[GpuSpec, int]:
             f"FP8 runs FP8 GEMMs (vLLM, SGLang, TensorRT-LLM, Transformer Engine): the device "
             f"table has no FP8 peak for the {device.name}"
         )
-    return gpu_spec(device), int(row.hardware.get("gpu_count", 1) or 1)
+    return gpu_spec(device), _gpu_count(row)
+
+
+# A count written with the GPU's name ("2x RTX 3090", "RTX 4090 x4", "RTX 3090 (4x)").
+GPU_COUNT_IN_NAME = re.compile(
+    r"^\s*(\d+)\s*[x×]\s+|\s[x×]\s*(\d+)\s*$|\((\d+)\s*[x×]\)", re.IGNORECASE
+)
+
+
+def _gpu_count(row: MeasurementRow) -> int:
+    """`gpu_count` as stated, else a count written with the GPU's name, else one."""
+    stated = row.hardware.get("gpu_count")
+    if stated is not None:
+        return int(stated or 1)
+    written = GPU_COUNT_IN_NAME.search(str(row.hardware.get("gpu", "")))
+    return int(next(group for group in written.groups() if group)) if written else 1
 
 
 def sockets_of(row: MeasurementRow) -> int:

@@ -540,3 +540,18 @@ def test_a_serving_runs_time_per_output_token_is_not_read_as_a_speed() -> None:
     prediction = predict_row(row)
     assert not prediction.modeled
     assert "a latency per token" in prediction.reason
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count"),
+    [("2x RTX 3090", 2), ("RTX 4090 x4", 4), ("NVIDIA RTX 3090 (4x)", 4), ("RTX 3090", 1)],
+)
+def test_a_gpu_count_written_with_the_name_is_read_when_none_is_stated(
+    gpu: str, count: int
+) -> None:
+    setup = row_setup(_row(hardware={"gpu": gpu}))
+    assert isinstance(setup, InferSetup)
+    assert setup.request.hardware.gpu_count == count
+    stated = row_setup(_row(hardware={"gpu": gpu, "gpu_count": 1}))
+    assert isinstance(stated, InferSetup)
+    assert stated.request.hardware.gpu_count == 1
