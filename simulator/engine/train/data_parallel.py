@@ -65,12 +65,12 @@ from simulator.engine.train.refined import (
     stage_layers,
 )
 from simulator.engine.train.workload import (
-    DATA_PARALLELISMS,
     DDP,
     FSDP,
     ZERO1,
     ZERO2,
     TrainWorkload,
+    require_data_parallelism,
 )
 from simulator.engine.units import GB, GIB
 
@@ -197,13 +197,7 @@ def require_tensor_parallel(workload: TrainWorkload, hw: Hardware) -> None:
     if t == 1:
         return
     field = "workload.tensor_parallel"
-    if workload.parallelism not in DATA_PARALLELISMS:
-        raise EngineInputError(
-            field=field,
-            message="tensor parallelism runs with a data parallelism ("
-            + ", ".join(f"'{name}'" for name in DATA_PARALLELISMS)
-            + "), not the layer pipeline",
-        )
+    require_data_parallelism(workload, field=field, what="tensor parallelism")
     if hw.gpu_count % t:
         raise EngineInputError(
             field=field, message=f"must divide hardware.gpu_count ({hw.gpu_count})"

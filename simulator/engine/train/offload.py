@@ -20,11 +20,11 @@ from __future__ import annotations
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import CpuSpec, Hardware
 from simulator.engine.train.workload import (
-    DATA_PARALLELISMS,
     FSDP,
     NO_OFFLOAD,
     OFFLOAD_PARAMETERS,
     TrainWorkload,
+    require_data_parallelism,
 )
 from simulator.engine.units import GB
 
@@ -49,13 +49,7 @@ def require_offload(workload: TrainWorkload, hw: Hardware) -> CpuSpec | None:
     if not offloads(workload):
         return None
     field = "workload.offload"
-    if workload.parallelism not in DATA_PARALLELISMS:
-        raise EngineInputError(
-            field=field,
-            message="offload runs with a data parallelism ("
-            + ", ".join(f"'{name}'" for name in DATA_PARALLELISMS)
-            + "); the layer pipeline streams layers by its own rule",
-        )
+    require_data_parallelism(workload, field=field, what="offload")
     if offloads_parameters(workload) and workload.parallelism != FSDP:
         raise EngineInputError(
             field=field,

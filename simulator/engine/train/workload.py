@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import QuantFormat
 from simulator.engine.model.config import CSA, ModelShape
 from simulator.engine.model.lora import LoraConfig
@@ -30,6 +31,16 @@ OPTIMIZERS = ("adamw", "adamw-bf16", "adamw8bit-in-backward")
 NO_OFFLOAD, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMETERS = "none", "optimizer", "parameters"
 OFFLOADS = (NO_OFFLOAD, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMETERS)
 DEFAULT_OPTIMIZER = "adamw"
+
+
+def require_data_parallelism(workload: TrainWorkload, *, field: str, what: str) -> None:
+    """`what` (a rule of data-parallel training) refused on the seed's layer pipeline."""
+    if workload.parallelism not in DATA_PARALLELISMS:
+        names = ", ".join(f"'{name}'" for name in DATA_PARALLELISMS)
+        raise EngineInputError(
+            field=field,
+            message=f"{what} runs with a data parallelism ({names}), not the layer pipeline",
+        )
 
 
 def untrainable_reason(model: ModelShape) -> str | None:
