@@ -46,6 +46,11 @@
 # 1.17: a routed-expert layer's extra kernels (router, top-k, the experts' gather and combine)
 # as a fitted per-runtime constant in per-layer costs (`moe_layer_extra`).
 
-ENGINE_VERSION = "1.17.0"
+# 1.18: training state offloaded to host RAM (`workload.offload`: the optimizer's, ZeRO-Offload,
+# or the weights' too, ZeRO-3/FSDP CPU offload); the KV cache in host RAM with its attention on
+# the CPU (`workload.kv_cache_on_cpu`, llama.cpp -nkvo); the constants refitted on the corpus
+# rows the new device, model and quantization records make readable.
+
+ENGINE_VERSION = "1.18.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"
