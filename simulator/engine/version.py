@@ -48,8 +48,9 @@
 
 # 1.18: training state offloaded to host RAM (`workload.offload`: the optimizer's, ZeRO-Offload,
 # or the weights' too, ZeRO-3/FSDP CPU offload); the KV cache in host RAM with its attention on
-# the CPU (`workload.kv_cache_on_cpu`, llama.cpp -nkvo); the constants refitted on the corpus
-# rows the new device, model and quantization records make readable.
+# the CPU (`workload.kv_cache_on_cpu`, llama.cpp -nkvo); a CPU's per-layer cost in proportion
+# to its threads (ggml's barrier); the constants refitted on the corpus rows the new device,
+# model and quantization records make readable.
 
 ENGINE_VERSION = "1.18.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

@@ -4,6 +4,7 @@ reads them and how much arithmetic each does; plus the one set of constants per 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from simulator.engine.costs import Cost
@@ -155,6 +156,22 @@ def integer_dot_weights(weights: str) -> bool:
     return name.startswith(("Q", "IQ")) or name == "MXFP4"
 
 
+# A CPU's per-layer cost is its thread barriers': between every two ops of a graph each of
+# llama.cpp's threads adds one to a shared counter (ggml-cpu.c `ggml_barrier`:
+# `atomic_fetch_add_explicit(&tp->n_barrier, 1, memory_order_seq_cst)`, the last thread
+# releasing the others; find_string id 520935958), so the increments queue on one cache line
+# and a barrier lasts in proportion to the threads. llama.cpp runs one thread per physical
+# core by default, and the corpus's rows with fewer threads than cores are not modeled: a
+# CPU's `layer_overhead_s` is the cost at REFERENCE_THREADS threads, scaled by its cores.
+REFERENCE_THREADS = 32
+
+
+def threads_overhead(constants: DeviceClass, cores: int) -> DeviceClass:
+    """`constants` with the per-layer cost of `cores` threads (`REFERENCE_THREADS`)."""
+    scaled = constants.layer_overhead_s * cores / REFERENCE_THREADS
+    return dataclasses.replace(constants, layer_overhead_s=scaled)
+
+
 def cpu_device(
     cpu: CpuSpec, ram_gib: float, constants: DeviceClass | None = None, weights: str = ""
 ) -> Device:
@@ -165,6 +182,8 @@ def cpu_device(
     128, 8 GiB less otherwise). Weights beyond it would be paged in from storage (llama.cpp's
     mmap), which the engine does not model: such a placement is refused."""
     factor = INT8_DOT_PER_FMA if integer_dot_weights(weights) else 1.0
+    if constants is not None:
+        constants = threads_overhead(constants, cpu.cores)
     return Device(
         location=CPU,
         bandwidth_bps=cpu.mem_gbps * GB,
