@@ -13,6 +13,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import cache
 
 from simulator.engine.calibration.corpus import MeasurementRow
 from simulator.engine.calibration.efficiency import (
@@ -929,12 +930,14 @@ def _spaced(name: str) -> str:
     return FAMILY_GENERATION.sub(r"\1", spaced)
 
 
-def _alias_table() -> dict[str, str]:
-    """`MODEL_ALIASES`, and every shipped model by its own slug ("glm-4.7"), except slugs a
-    sized alias must tell apart by parameter count."""
+@cache
+def _alias_table() -> tuple[tuple[str, str, str], ...]:
+    """(alias, alias as `_spaced` spells it, slug) for `MODEL_ALIASES` and every shipped
+    model by its own slug ("glm-4.7"), except slugs a sized alias must tell apart by
+    parameter count; built once, every row reads it."""
     sized = {_spaced(alias) for alias in SIZED_ALIASES}
     own = {slug: slug for slug in model_slugs() if _spaced(slug) not in sized}
-    return {**own, **MODEL_ALIASES}
+    return tuple((alias, _spaced(alias), slug) for alias, slug in {**own, **MODEL_ALIASES}.items())
 
 
 def model_slug(row: MeasurementRow) -> str:
@@ -942,17 +945,16 @@ def model_slug(row: MeasurementRow) -> str:
     that fits several (llama-bench's "llama 70B") takes the one whose parameter count the
     row states."""
     name = f" {_spaced(row.model)} "
-    aliases = _alias_table()
-    hits = [alias for alias in aliases if f" {_spaced(alias)} " in name]
+    hits = [entry for entry in _alias_table() if f" {entry[1]} " in name]
     if hits:
-        alias = max(hits, key=lambda found: len(_spaced(found)))
+        alias, _, slug = max(hits, key=lambda entry: len(entry[1]))
         if " distill " in name and "distill" not in alias:
             # "DeepSeek-R1-Distill-Qwen-7B" is a Qwen model taught by R1: the base's shape
             raise NotModeled(
                 f"{row.model!r} is distilled into another base model, whose shape the name "
                 f"{alias!r} does not give"
             )
-        return aliases[alias]
+        return slug
     sized = [alias for alias in SIZED_ALIASES if f" {_spaced(alias)} " in name]
     if sized:
         return _slug_by_params(row, SIZED_ALIASES[max(sized, key=len)])
@@ -1472,6 +1474,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         # decode of several sequences at once: the batch, or the requests in flight
         batch = int(row.workload.get("batch") or row.workload.get("concurrency") or 1)
         gen = 0
+    kv_in_host_ram = _kv_cache_on_cpu(row)
     if _system_text(row) is not None:
         unified = _unified(row)
         machines = _machine_count(row)
@@ -1493,7 +1496,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
             gpu=gpu, gpu_count=count, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps
         )
         placement = "hybrid"
-    elif _kv_cache_on_cpu(row):
+    elif kv_in_host_ram:
         gpu, count = _gpus(row)
         if not row.hardware.get("cpu"):
             raise NotModeled(
@@ -1532,7 +1535,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         else None,
         repacked_experts=placement == "hybrid" and _repacked(row),
         sparse_attention=False if _dense_fallback(row) else None,
-        kv_cache_on_cpu=hardware.cpu is not None and placement != "cpu" and _kv_cache_on_cpu(row),
+        kv_cache_on_cpu=kv_in_host_ram and placement in ("gpu", "hybrid"),
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()

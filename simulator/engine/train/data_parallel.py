@@ -263,22 +263,26 @@ def data_parallel_split(
         moved = 2 * grad_bytes * share
     comm = moved / (link_gbps(hw) * GB) if g > 1 else 0.0
     # offload's PCIe traffic per micro-batch, overlapped with compute as the interconnect's is:
-    # the GPU's share of the gradients to host RAM, and with the weights' offload its shard
-    # of every stored weight for each use
-    to_host = pcie_s(grad_bytes / g, hw) if offloads(workload) else 0.0
+    # the GPU's share of the trained weights in BF16 (its gradients out each micro-batch, the
+    # updated weights back each step), and with the weights' offload its shard of every
+    # stored weight for each use
+    bf16_share_s = pcie_s(grad_bytes / g, hw) if offloads(workload) else 0.0
+    to_host = bf16_share_s
     if offloads_parameters(workload):
         to_host += pcie_s((uses_fwd + uses_bwd) * weights_gib * GIB / g, hw)
     micro_batch_s = max(compute, comm, to_host)
     m = workload.micro_batches or 1
     # the update reads and writes every trained weight's state and its BF16 copy once
-    optimizer_bytes = 2 * (state_bytes + BF16_BYTES) * trained / _optimizer_shards(workload, hw)
-    optimizer_s = optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
+    update_bytes = 2 * (state_bytes + BF16_BYTES) * trained
     cpu = require_offload(workload, hw)
-    if cpu is not None:
+    if cpu is None:  # each GPU its shard, from its own memory
+        optimizer_bytes = update_bytes / _optimizer_shards(workload, hw)
+        optimizer_s = (
+            optimizer_bytes / (gpu.mem_gbps * GB * STREAM_EFFICIENCY) if gpu.mem_gbps else 0.0
+        )
+    else:  # on the host, every rank's share at once, then the updated BF16 weights back
         require_host_ram(offloaded_gib(workload, plans), hw)
-        # on the host, every rank's share at once, then the updated BF16 weights back
-        optimizer_s = host_update_s(2 * (state_bytes + BF16_BYTES) * trained / t, cpu)
-        optimizer_s += pcie_s(grad_bytes / g, hw)
+        optimizer_s = host_update_s(update_bytes / t, cpu) + bf16_share_s
     step = m * micro_batch_s + optimizer_s
     return SplitResult(
         resident_layers=len(plans),
