@@ -15,7 +15,7 @@ from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.train.data_parallel import (
     data_parallel_need_gib,
     data_parallel_split,
-    require_tensor_parallel,
+    require_model_parallel,
 )
 from simulator.engine.train.facts import model_facts
 from simulator.engine.train.memory import DOUBLE_BUFFER_LAYERS, fixed_vram_gib, layers_per_gpu
@@ -93,7 +93,7 @@ def simulate_data_parallel(request: TrainRequest) -> TrainResult:
     """Refined mode's data-parallel run (DDP, FSDP) or full fine-tuning: one split, every
     layer on every GPU."""
     w, hw = request.workload, request.hardware
-    require_tensor_parallel(w, hw)
+    require_model_parallel(w, hw)
     if w.parallelism == PIPELINE and w.offload == NO_OFFLOAD:
         raise EngineInputError(
             field="workload.parallelism",
@@ -163,6 +163,7 @@ def simulate_training(request: TrainRequest) -> TrainResult:
             (w.parallelism != PIPELINE, "workload.parallelism"),
             (w.full_finetune, "workload.full_finetune"),
             (w.tensor_parallel > 1, "workload.tensor_parallel"),
+            (w.pipeline_parallel > 1, "workload.pipeline_parallel"),
             (w.offload != NO_OFFLOAD, "workload.offload"),
         )
         field = next(name for refused, name in fields if refused)

@@ -51,7 +51,11 @@
 # the CPU (`workload.kv_cache_on_cpu`, llama.cpp -nkvo); a CPU's per-layer cost in proportion
 # to its threads (ggml's barrier); the constants refitted on the corpus rows the new device,
 # model and quantization records make readable.
+# 1.19: Megatron pipeline stages in data-parallel training (`workload.pipeline_parallel`,
+# `virtual_stages`: 1F1B's fill and drain, the stage hand-offs, the first stage's micro-batches
+# in flight); the embedding and LM head held, and trained under full fine-tuning; the
+# constants refitted with the Megatron rows this makes readable.
 
-ENGINE_VERSION = "1.18.0"
+ENGINE_VERSION = "1.19.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -382,3 +382,37 @@ def test_a_full_fine_tune_offloaded_to_host_ram_answers_with_its_bottleneck() ->
     refused = _post({"workload": {**workload, "offload": "optimizer"}, "hardware": no_cpu})
     assert refused.status_code == 400
     assert "hardware.cpu" in refused.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_megatron_pipeline_stages_answer_with_their_fill_and_drain() -> None:
+    """Llama 3.1 70B fully fine-tuned on 32 H100s: as 32 replicas it cannot fit; in 8 stages
+    of 4 replicas it does, the answer shows the pipeline's fill and drain, and the stored
+    request keeps the stages; a split the GPUs cannot hold names its field."""
+    workload = {
+        "kind": "train", "model": "llama-3.1-70b", "quant": "BF16", "full_finetune": True,
+        "parallelism": "zero1", "mode": "refined", "seq_len": 4096, "max_micro_batch": 1,
+        "micro_batches": 16,
+    }  # fmt: skip
+    hardware = {"gpu": "H100 SXM", "gpu_count": 32, "interconnect_gbps": 450}
+    replicas = _post({"workload": workload, "hardware": hardware})
+    assert replicas.status_code == 400
+    assert "cannot fit" in str(replicas.json()["errors"])
+
+    staged = _post(
+        {
+            "workload": {**workload, "pipeline_parallel": 8, "virtual_stages": 2},
+            "hardware": hardware,
+        }
+    )
+    assert staged.status_code == 200, staged.content[:300]
+    body = staged.json()
+    best = body["result"]["best"]
+    assert best["bubble_s"] > 0
+    assert best["tokens_per_s"] > 0
+    assert body["result"]["workload"]["pipeline_parallel"] == 8
+    assert body["result"]["workload"]["virtual_stages"] == 2
+
+    uneven = _post({"workload": {**workload, "pipeline_parallel": 3}, "hardware": hardware})
+    assert uneven.status_code == 400
+    assert "workload.pipeline_parallel" in uneven.json()["errors"]

@@ -1633,25 +1633,55 @@ PARALLELISM_MARKERS: tuple[tuple[str, str], ...] = (
 def parallelism_of(row: MeasurementRow, runtime: str, gpu_count: int, full: bool) -> str:
     """How the row's GPUs share the work: as it states; unstated on several GPUs, torchtune's
     distributed recipes shard with FSDP (lora_finetune_distributed, full_finetune_distributed:
-    FSDP2) and the transformers stacks launch DDP (accelerate's default); one GPU is the
-    engine's single-GPU pipeline for adapters, data parallel of one for full fine-tuning."""
+    FSDP2), Megatron (NeMo, Megatron-Bridge, ms-swift's megatron sft) shards the optimizer
+    state with its distributed optimizer (NeMo 2's GPTModel default and its recipes'
+    `distributed_fused_adam`: `use_distributed_optimizer=True`, find_string ids 3614512542 and
+    13767408177), and the transformers stacks launch DDP (accelerate's default); one GPU is the
+    engine's single-GPU pipeline for adapters, data parallel of one for full fine-tuning, and
+    Megatron's pipeline stages run inside data parallel groups."""
     stated = str(row.workload.get("parallelism") or "").lower()
     for marker, parallelism in PARALLELISM_MARKERS:
         if marker in stated:
             return parallelism
     if gpu_count > 1:
-        return FSDP if runtime == TORCHTUNE else DDP
+        if runtime == TORCHTUNE:
+            return FSDP
+        return ZERO1 if runtime == MEGATRON else DDP
     return DDP if full else PIPELINE
 
 
+# A row that says its optimizer keeps no FP32 copy: "pure BF16", "no FP32 master weights",
+# "bf16 Adam states", "bf16 optimizer states".
+PURE_BF16 = re.compile(r"pure bf16|no fp32 master|bf16 (?:adam|optimizer|m/v) states|full bf16")
+# A row whose weights are loaded in BF16 ("Full finetune (BF16)", "dtype bfloat16").
+BF16_WEIGHTS = re.compile(r"\bbf16\b|\bbfloat16\b")
+# Wrappers that keep FP32 master weights beside BF16 compute (DeepSpeed's bf16 mode, FSDP's
+# MixedPrecision, "mixed precision" said outright).
+MIXED_PRECISION = re.compile(r"deepspeed|zero|fsdp|mixed|amp\b")
+
+
 def optimizer_of(row: MeasurementRow, runtime: str, full: bool, gpu_count: int) -> str:
-    """The optimizer's state per trained weight: torchtune's full single-device recipe runs
+    """The optimizer's state per trained weight. torchtune's full single-device recipe runs
     bitsandbytes' PagedAdamW8bit inside the backward (llama3_1/8B_full_single_device.yaml:
-    optimizer_in_bwd: True) and its recipes train in pure BF16 (dtype: bf16); the rest
-    mixed-precision AdamW."""
+    optimizer_in_bwd: True) and its recipes train in pure BF16 (dtype: bf16). A row that says
+    its states are BF16 is pure BF16, and so is a transformers full fine-tune of a model loaded
+    in BF16 on one GPU without a mixed-precision wrapper: torch's AdamW makes its moments like
+    the weights (`torch.zeros_like(p)`), and the Trainer keeps no FP32 copy of a BF16 model.
+    The rest are mixed-precision AdamW (FP32 master weights and moments)."""
+    said = f"{row.quant} {row.workload.get('method', '')} {row.workload.get('optimizer', '')}"
+    said = said.lower()
     if runtime == TORCHTUNE and full and gpu_count == 1:
         return "adamw8bit-in-backward"
-    if runtime == TORCHTUNE:
+    if runtime == TORCHTUNE or PURE_BF16.search(said):
+        return "adamw-bf16"
+    wrapped = f"{row.engine} {row.workload.get('parallelism', '')} {said}".lower()
+    if (
+        runtime == HF_TRANSFORMERS
+        and full
+        and gpu_count == 1
+        and BF16_WEIGHTS.search(f"{said} {row.engine.lower()}")
+        and not MIXED_PRECISION.search(wrapped)
+    ):
         return "adamw-bf16"
     return "adamw"
 
@@ -1712,24 +1742,46 @@ TRAINING_TENSOR_PARALLEL = re.compile(
 )
 
 
-PIPELINE_STAGES = re.compile(r"\bpp\s*=?\s*([2-9]|\d{2,})\b")
+# "PP4", "PP=2" (Megatron's pipeline stages) and "VP20" (its interleaved chunks per GPU).
+PIPELINE_STAGES = re.compile(r"\bpp\s*=?\s*(\d+)\b")
+VIRTUAL_STAGES = re.compile(r"\bvpp?\s*=?\s*(\d+)\b")
 
 
 def tensor_parallel_of(row: MeasurementRow) -> int:
     """The GPUs splitting each layer, as the row's parallelism states ("TP2", "TP=2",
-    "tensor parallel 4"); 1 when it states none. With pipeline stages besides (Megatron's
-    "TP2 PP4") the data-parallel groups would hold whole models, so such a row is not
-    modeled."""
+    "tensor parallel 4"); 1 when it states none."""
     stated = str(row.workload.get("parallelism", "")).lower()
     found = TRAINING_TENSOR_PARALLEL.search(stated)
     if found is None:
         return 1
-    if PIPELINE_STAGES.search(stated):
-        raise NotModeled(
-            "tensor and pipeline parallelism together (Megatron's TP × PP): the engine's "
-            "tensor-parallel groups run data parallel, each holding every layer"
-        )
     return int(found.group(1) or found.group(2))
+
+
+def pipeline_stages_of(row: MeasurementRow) -> tuple[int, int]:
+    """(P, V): Megatron's pipeline stages and the chunks of layers each GPU holds, as the
+    row's parallelism states ("TP1 PP2 VP20"); (1, 1) when it states none."""
+    stated = str(row.workload.get("parallelism", "")).lower()
+    stages, chunks = PIPELINE_STAGES.search(stated), VIRTUAL_STAGES.search(stated)
+    p = int(stages.group(1)) if stages else 1
+    v = int(chunks.group(1)) if chunks and p > 1 else 1
+    return max(p, 1), max(v, 1)
+
+
+def micro_batches_of(row: MeasurementRow, batch: int, groups: int, stages: int) -> int | None:
+    """M, the micro-batches each data-parallel group runs per optimizer step: the global batch
+    the row states over the micro-batch times the groups. Through pipeline stages the bubble
+    depends on M, so a row with stages and no global batch is not modeled; without stages
+    an unstated M is the engine's (an update per micro-batch)."""
+    stated = row.workload.get("sequences_per_step")
+    if isinstance(stated, int) and not isinstance(stated, bool) and stated >= batch * groups:
+        return stated // (batch * groups)
+    if stages > 1:
+        raise NotModeled(
+            f"{stages} pipeline stages and no global batch stated: the pipeline's fill and "
+            "drain is (P − 1) micro-batch times a step, so its share depends on the "
+            "micro-batches per step"
+        )
+    return None
 
 
 def train_setup(row: MeasurementRow) -> TrainSetup:
@@ -1755,6 +1807,8 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
     gpu, count = _gpus(row)
     w = row.workload
     tensor_parallel = tensor_parallel_of(row)
+    stages, chunks = pipeline_stages_of(row)
+    parallelism = parallelism_of(row, runtime, count, full)
     rank = w.get("lora_rank")
     if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
         rank = TORCHTUNE_LORA_RANK.get(method, DEFAULT_LORA_RANK)
@@ -1776,11 +1830,16 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         seq_len=seq_len,
         max_micro_batch=int(batch),
         mode=MODE_REFINED,
-        parallelism=parallelism_of(row, runtime, count, full),
+        parallelism=parallelism,
         full_finetune=full,
         optimizer=optimizer_of(row, runtime, full, count),
         eager_traffic=eager_traffic_of(row, runtime, full),
         tensor_parallel=tensor_parallel,
+        pipeline_parallel=stages,
+        virtual_stages=chunks,
+        micro_batches=None
+        if parallelism == PIPELINE
+        else micro_batches_of(row, int(batch), max(count // (tensor_parallel * stages), 1), stages),
     )
     offload = offload_of(row)
     if offload != NO_OFFLOAD:

@@ -40,6 +40,8 @@ MAX_LORA_RANK = 4096
 MAX_MICRO_BATCHES = 1024
 MAX_MICRO_BATCH_CAP = 65536  # sequences per micro-batch; far above any VRAM today
 MAX_TENSOR_PARALLEL = 64  # GPUs splitting one layer; NVLink domains stop at 72
+MAX_PIPELINE_PARALLEL = 64  # pipeline stages: at most hardware.gpu_count's own limit
+MAX_VIRTUAL_STAGES = 128  # chunks of layers per GPU; checked against the model's layers
 MAX_TOKENS = 10**15
 # Below 1 % of peak no training stack runs; the fraction multiplies every compute time.
 MIN_UTILIZATION = 0.01
@@ -52,6 +54,7 @@ TRAIN_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "seq_len", "lora_rank", "lora_targets", "tokens",
     "mode", "utilization", "micro_batches", "max_micro_batch", "activation_checkpointing",
     "parallelism", "full_finetune", "optimizer", "tensor_parallel", "offload",
+    "pipeline_parallel", "virtual_stages",
 })  # fmt: skip
 
 
@@ -127,5 +130,9 @@ def parse_train_workload(workload: Mapping[str, object]) -> TrainWorkload:
         full_finetune=_full_finetune(workload, quant),
         optimizer=choice(workload, "optimizer", path, OPTIMIZERS, DEFAULT_OPTIMIZER),
         tensor_parallel=integer(workload, "tensor_parallel", path, 1, upper=MAX_TENSOR_PARALLEL),
+        pipeline_parallel=integer(
+            workload, "pipeline_parallel", path, 1, upper=MAX_PIPELINE_PARALLEL
+        ),
+        virtual_stages=integer(workload, "virtual_stages", path, 1, upper=MAX_VIRTUAL_STAGES),
         offload=choice(workload, "offload", path, OFFLOADS, NO_OFFLOAD),
     )

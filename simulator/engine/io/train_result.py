@@ -65,6 +65,10 @@ def train_workload_to_json(w: TrainWorkload, model_config_json: str | None) -> d
         workload["optimizer"] = w.optimizer
     if w.tensor_parallel != 1:
         workload["tensor_parallel"] = int(w.tensor_parallel)
+    if w.pipeline_parallel != 1:
+        workload["pipeline_parallel"] = int(w.pipeline_parallel)
+    if w.virtual_stages != 1:
+        workload["virtual_stages"] = int(w.virtual_stages)
     if w.offload != NO_OFFLOAD:
         workload["offload"] = w.offload
     if model_config_json is not None:

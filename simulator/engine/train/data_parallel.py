@@ -32,12 +32,30 @@ for their gradients (the recompute repeats the forward's): 2 × (forward passes 
 each moving 2 (T − 1)/T of the 2-byte activations through every GPU's link. These sit on the
 critical path between the layer's GEMMs and are added to the compute; the data-parallel
 traffic, as above, overlaps it.
+
+Pipeline parallelism (`workload.pipeline_parallel` = P, Megatron-LM's; Narayanan et al. 2021
+§2.2): P GPUs each hold a consecutive 1/P of the layers (the last also the LM head), and
+G / (T × P) groups run data parallel. A step runs its M micro-batches through the stages
+one-forward-one-backward, and the pipeline fills and drains once: the step takes
+(M + (P − 1)/V) micro-batch times of the slowest stage, the last, where V is the chunks of
+layers each GPU holds (`virtual_stages`, the interleaved schedule, which shrinks the bubble
+V-fold). Between stages each micro-batch's B × S × hidden 2-byte activations go forward and
+their gradients back, V times per GPU, split over the T GPUs of a stage, over the GPU–GPU
+link and overlapped with compute as the data-parallel traffic is. Memory: each GPU holds its
+stage's weights and state; the first stage keeps P micro-batches in flight, and under the
+interleaved schedule P (1 + (P − 1)/(P V)) (Korthikanti et al. 2022 §4.2.3), capped at M:
+the one computing takes the working set above, each waiting one the stage's activations, or
+with checkpointing only each stage layer's input (S × hidden × 2 bytes a sequence), which
+the last stage, with one micro-batch in flight, holds beside the loss's logits.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from simulator.engine.errors import EngineInputError
 from simulator.engine.hardware import Hardware
+from simulator.engine.model.layers import embedding_params
 from simulator.engine.train.compute import (
     ACTIVATION_GRAD_PASSES,
     dequant_uses,
@@ -70,6 +88,7 @@ from simulator.engine.train.workload import (
     ZERO1,
     ZERO2,
     TrainWorkload,
+    pipeline_micro_batches,
     require_data_parallelism,
 )
 from simulator.engine.units import GB, GIB
@@ -94,10 +113,21 @@ GATHERED_LAYERS = 2  # FSDP: the layer computing and the next one arriving
 ALL_REDUCES_PER_LAYER_PASS = 2  # Megatron: after attention's and after the MLP's row split
 
 
+def edge_params(workload: TrainWorkload) -> float:
+    """The weights outside the decoder layers a GPU holds: the token embedding and the LM head
+    (one matrix when tied), or under pipeline stages the last stage's LM head (Megatron keeps
+    a tied embedding's copy there)."""
+    model = workload.model
+    if workload.pipeline_parallel > 1:
+        return float(model.vocab_size * model.hidden_size)
+    return float(embedding_params(model))
+
+
 def trained_params(workload: TrainWorkload, plans: list[LayerPlan]) -> float:
-    """Weights with gradients: every weight (full fine-tuning) or the LoRA adapters."""
+    """Weights with gradients: every weight (full fine-tuning, the embedding and LM head
+    included) or the LoRA adapters."""
     if workload.full_finetune:
-        return float(sum(p.params for p in plans))
+        return float(sum(p.params for p in plans)) + edge_params(workload)
     return float(sum(p.lora_params for p in plans))
 
 
@@ -107,8 +137,27 @@ def link_gbps(hw: Hardware) -> float:
 
 
 def replicas(workload: TrainWorkload, hw: Hardware) -> int:
-    """The data-parallel groups: G / T GPUs each holding a whole (tensor-split) model."""
-    return hw.gpu_count // workload.tensor_parallel
+    """The data-parallel groups: G / (T × P) GPUs, each group holding a whole model split
+    over its T × P GPUs."""
+    return hw.gpu_count // (workload.tensor_parallel * workload.pipeline_parallel)
+
+
+def micro_batches_per_step(workload: TrainWorkload) -> int:
+    """M, the micro-batches each data-parallel group runs per step: as the request fixes, or
+    through pipeline stages the seed's pipeline rule (max(2P, 4), reference-model.md §8), or
+    1 (the update after every micro-batch)."""
+    if workload.pipeline_parallel > 1:
+        return pipeline_micro_batches(workload.pipeline_parallel, workload.micro_batches)
+    return workload.micro_batches or 1
+
+
+def in_flight_micro_batches(workload: TrainWorkload) -> float:
+    """Micro-batches whose activations the first stage holds at once (module docstring)."""
+    p, v = workload.pipeline_parallel, workload.virtual_stages
+    if p == 1:
+        return 1.0
+    held = p * (1 + (p - 1) / (p * v)) if v > 1 else float(p)
+    return min(held, float(micro_batches_per_step(workload)))
 
 
 def _shards(workload: TrainWorkload, hw: Hardware, sharded: tuple[str, ...]) -> int:
@@ -137,7 +186,8 @@ def _held_gib(workload: TrainWorkload, hw: Hardware, plans: list[LayerPlan]) -> 
     and optimizer state, and with the weights' offload every stored weight but the layers in
     flight."""
     trained = trained_params(workload, plans)
-    weights_gib = sum(p.gib for p in plans) / _weight_shards(workload, hw)
+    stored_gib = sum(p.gib for p in plans) + edge_params(workload) * BF16_BYTES / GIB
+    weights_gib = stored_gib / _weight_shards(workload, hw)
     gradients_gib = trained * GRADIENT_BYTES[workload.optimizer] / GIB
     optimizer_gib = trained * OPTIMIZER_BYTES[workload.optimizer] / GIB
     if offloads(workload):
@@ -162,12 +212,27 @@ def offloaded_gib(workload: TrainWorkload, plans: list[LayerPlan]) -> float:
     if not offloads(workload):
         return 0.0
     state = trained_params(workload, plans) * OPTIMIZER_STATE_BYTES[workload.optimizer] / GIB
-    return state + (sum(p.gib for p in plans) if offloads_parameters(workload) else 0.0)
+    if not offloads_parameters(workload):
+        return state
+    return state + sum(p.gib for p in plans) + edge_params(workload) * BF16_BYTES / GIB
 
 
 def _sequence_gib(plans: list[LayerPlan], workload: TrainWorkload, refine: Refinements) -> float:
-    """A sequence's activations on one GPU: sequence parallel splits them over the T GPUs."""
-    return sequence_gib(plans, workload, refine) / workload.tensor_parallel
+    """A sequence's activations on one GPU, sequence parallel splitting them over the T GPUs:
+    the stage's (the whole model's without pipeline stages), or under pipeline stages the
+    larger of the first stage's, with its micro-batches in flight, and the last's, with the
+    loss (module docstring)."""
+    last = sequence_gib(plans, workload, refine)
+    waiting = in_flight_micro_batches(workload) - 1
+    if waiting <= 0:
+        return last / workload.tensor_parallel
+    computing = sequence_gib(plans, workload, replace(refine, lm_head=False))
+    if workload.activation_checkpointing:
+        stored = len(plans) * workload.seq_len * workload.model.hidden_size * BF16_BYTES / GIB
+    else:
+        stored = computing
+    first = computing + waiting * stored
+    return max(first, last) / workload.tensor_parallel
 
 
 def data_parallel_need_gib(
@@ -178,7 +243,7 @@ def data_parallel_need_gib(
 ) -> float:
     """What one GPU needs for a micro-batch of `sequences`: its share of the weights and
     trained state, FSDP's gathered layers, the stack's reserve, and the activations."""
-    plans = stage_layers(workload, 1, refine)
+    plans = stage_layers(workload, workload.pipeline_parallel, refine)
     return _held_gib(workload, hw, plans) + sequences * _sequence_gib(plans, workload, refine)
 
 
@@ -190,48 +255,92 @@ def data_parallel_peak_gib(
     return peak if peak <= hw.require_gpu().vram_gib else None
 
 
-def require_tensor_parallel(workload: TrainWorkload, hw: Hardware) -> None:
-    """T GPUs split each layer: data parallel only (not the layer pipeline), T dividing the
-    GPUs and the attention heads (Megatron's column split gives each GPU whole heads)."""
-    t = workload.tensor_parallel
-    if t == 1:
-        return
-    field = "workload.tensor_parallel"
-    require_data_parallelism(workload, field=field, what="tensor parallelism")
-    if hw.gpu_count % t:
-        raise EngineInputError(
-            field=field, message=f"must divide hardware.gpu_count ({hw.gpu_count})"
+def require_model_parallel(workload: TrainWorkload, hw: Hardware) -> None:
+    """T GPUs split each layer and P stages split the layers: data parallel only (not the
+    seed's layer pipeline); T × P dividing the GPUs, T the attention heads (Megatron's column
+    split gives each GPU whole heads), P × V chunks at most the layers, V > 1 only with
+    pipeline stages."""
+    t, p, v = workload.tensor_parallel, workload.pipeline_parallel, workload.virtual_stages
+    if t > 1:
+        require_data_parallelism(
+            workload, field="workload.tensor_parallel", what="tensor parallelism"
         )
-    heads = workload.model.attention.num_heads
-    if heads % t:
+        if hw.gpu_count % t:
+            raise EngineInputError(
+                field="workload.tensor_parallel",
+                message=f"must divide hardware.gpu_count ({hw.gpu_count})",
+            )
+        heads = workload.model.attention.num_heads
+        if heads % t:
+            raise EngineInputError(
+                field="workload.tensor_parallel",
+                message=f"must divide the model's {heads} attention heads (each GPU holds whole "
+                "heads)",
+            )
+    if p > 1:
+        field = "workload.pipeline_parallel"
+        require_data_parallelism(workload, field=field, what="Megatron's pipeline stages")
+        if hw.gpu_count % (t * p):
+            raise EngineInputError(
+                field=field,
+                message=f"times workload.tensor_parallel ({t}) must divide hardware.gpu_count "
+                f"({hw.gpu_count})",
+            )
+    if v > 1 and p == 1:
         raise EngineInputError(
-            field=field,
-            message=f"must divide the model's {heads} attention heads (each GPU holds whole heads)",
+            field="workload.virtual_stages",
+            message="interleaves pipeline stages: set workload.pipeline_parallel above 1",
+        )
+    layers = workload.model.num_layers
+    if p * v > layers:
+        raise EngineInputError(
+            field="workload.pipeline_parallel",
+            message=f"times workload.virtual_stages ({v}) must be at most the model's {layers} "
+            "layers (each chunk holds at least one)",
         )
 
 
-def tensor_parallel_s(workload: TrainWorkload, hw: Hardware, batch: int) -> float:
-    """A micro-batch's tensor-parallel all-reduces (module docstring): 2 per layer per
-    forward pass and 2 in its backward, of B × S × hidden 2-byte activations, each moving
-    2 (T − 1)/T of them through every GPU's link."""
+def tensor_parallel_s(
+    workload: TrainWorkload, hw: Hardware, batch: int, layers: int | None = None
+) -> float:
+    """A micro-batch's tensor-parallel all-reduces (module docstring) in `layers` layers (the
+    whole model by default): 2 per layer per forward pass and 2 in its backward, of
+    B × S × hidden 2-byte activations, each moving 2 (T − 1)/T of them through every GPU's
+    link."""
     t = workload.tensor_parallel
     if t == 1:
         return 0.0
     activations = batch * workload.seq_len * workload.model.hidden_size * BF16_BYTES
     passes = forward_passes(workload.activation_checkpointing) + ACTIVATION_GRAD_PASSES
-    all_reduces = ALL_REDUCES_PER_LAYER_PASS * passes * workload.model.num_layers
+    count = workload.model.num_layers if layers is None else layers
+    all_reduces = ALL_REDUCES_PER_LAYER_PASS * passes * count
     moved = all_reduces * 2 * (t - 1) / t * activations
+    return moved / (link_gbps(hw) * GB)
+
+
+def stage_handoff_s(workload: TrainWorkload, hw: Hardware, batch: int) -> float:
+    """A micro-batch's hand-offs between pipeline stages on one GPU (module docstring): its
+    activations forward and their gradients back, B × S × hidden × 2 bytes each, once per
+    chunk of layers the GPU holds, split over the stage's T GPUs."""
+    if workload.pipeline_parallel == 1:
+        return 0.0
+    activations = batch * workload.seq_len * workload.model.hidden_size * BF16_BYTES
+    moved = 2 * workload.virtual_stages * activations / workload.tensor_parallel
     return moved / (link_gbps(hw) * GB)
 
 
 def data_parallel_split(
     workload: TrainWorkload, hw: Hardware, refine: Refinements = ALL_REFINEMENTS
 ) -> SplitResult | None:
-    """The data-parallel run of `workload` on `hw` (None: not one sequence fits a GPU)."""
-    gpu, t = hw.require_gpu(), workload.tensor_parallel
+    """The data-parallel run of `workload` on `hw` (None: not one sequence fits a GPU); with
+    pipeline stages, of the slowest stage (the last: its layers and the LM head)."""
+    gpu, t, p = hw.require_gpu(), workload.tensor_parallel, workload.pipeline_parallel
     g = replicas(workload, hw)  # data-parallel groups
-    plans = stage_layers(workload, 1, refine)
+    plans = stage_layers(workload, p, refine)
     weights_gib = sum(p.gib for p in plans) / t
+    # the embedding and LM head sit in FSDP's root unit, which stays gathered from the forward
+    # to the backward (`reshard_after_forward=False` for the root): one gather a micro-batch
+    edge_bytes = edge_params(workload) * BF16_BYTES / t
     trained = trained_params(workload, plans)
     state_bytes = OPTIMIZER_STATE_BYTES[workload.optimizer]
     free = gpu.vram_gib - _held_gib(workload, hw, plans)
@@ -254,14 +363,15 @@ def data_parallel_split(
         + tb
         for p, dq, tf, tb in zip(plans, dequant, traffic_fwd, traffic_bwd, strict=True)
     ) + sum(head_s(workload, refine, batch * workload.seq_len, flops_per_s, gpu.mem_gbps))
-    compute = compute / t + tensor_parallel_s(workload, hw, batch)
+    compute = compute / t + tensor_parallel_s(workload, hw, batch, len(plans))
     share = (g - 1) / g
     grad_bytes = trained / t * BF16_BYTES
     if workload.parallelism == FSDP:
-        moved = (uses_fwd + uses_bwd) * weights_gib * GIB * share + grad_bytes * share
+        moved = ((uses_fwd + uses_bwd) * weights_gib * GIB + edge_bytes + grad_bytes) * share
     else:  # DDP's all-reduce = reduce-scatter + all-gather; ZeRO-1/2 all-gather the weights
         moved = 2 * grad_bytes * share
     comm = moved / (link_gbps(hw) * GB) if g > 1 else 0.0
+    comm += stage_handoff_s(workload, hw, batch)
     # offload's PCIe traffic per micro-batch, overlapped with compute as the interconnect's is:
     # the GPU's share of the trained weights in BF16 (its gradients out each micro-batch, the
     # updated weights back each step), and with the weights' offload its shard of every
@@ -269,9 +379,10 @@ def data_parallel_split(
     bf16_share_s = pcie_s(grad_bytes / g, hw) if offloads(workload) else 0.0
     to_host = bf16_share_s
     if offloads_parameters(workload):
-        to_host += pcie_s((uses_fwd + uses_bwd) * weights_gib * GIB / g, hw)
+        to_host += pcie_s(((uses_fwd + uses_bwd) * weights_gib * GIB + edge_bytes) / g, hw)
     micro_batch_s = max(compute, comm, to_host)
-    m = workload.micro_batches or 1
+    m = micro_batches_per_step(workload)
+    bubble = (p - 1) / workload.virtual_stages * micro_batch_s
     # the update reads and writes every trained weight's state and its BF16 copy once
     update_bytes = 2 * (state_bytes + BF16_BYTES) * trained
     cpu = require_offload(workload, hw)
@@ -283,7 +394,7 @@ def data_parallel_split(
     else:  # on the host, every rank's share at once, then the updated BF16 weights back
         require_host_ram(offloaded_gib(workload, plans), hw)
         optimizer_s = host_update_s(update_bytes / t, cpu) + bf16_share_s
-    step = m * micro_batch_s + optimizer_s
+    step = m * micro_batch_s + bubble + optimizer_s
     return SplitResult(
         resident_layers=len(plans),
         streamed_layers=0,
@@ -292,9 +403,9 @@ def data_parallel_split(
         micro_batches=m,
         compute_s=m * compute,
         transfer_s=m * comm,
-        bubble_s=0.0,
+        bubble_s=bubble,
         step_s=step,
-        overhead_pct=overhead_pct(step_s=step, bubble_s=0.0, compute_s=m * compute),
+        overhead_pct=overhead_pct(step_s=step, bubble_s=bubble, compute_s=m * compute),
         tokens_per_s=g * m * batch * workload.seq_len / step,
         bottleneck=_bottleneck(compute, comm, to_host),
         transfer_source="interconnect" if hw.gpu_count > 1 else "none",
@@ -316,5 +427,5 @@ __all__ = [
     "ZERO2",
     "data_parallel_need_gib",
     "data_parallel_split",
-    "require_tensor_parallel",
+    "require_model_parallel",
 ]

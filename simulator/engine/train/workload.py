@@ -88,6 +88,13 @@ class TrainWorkload:
     # GPUs that split each layer's products between them (Megatron tensor parallelism with
     # sequence parallel); the gpu_count / tensor_parallel groups run data parallel.
     tensor_parallel: int = 1
+    # Megatron-LM pipeline stages inside each data-parallel group (data_parallel.py's module
+    # docstring): P consecutive groups of layers on P GPUs, run 1F1B over the step's
+    # micro-batches, each GPU holding `virtual_stages` chunks of its layers (the interleaved
+    # schedule, Narayanan et al. 2021 §2.2); gpu_count / (tensor_parallel × pipeline_parallel)
+    # groups run data parallel.
+    pipeline_parallel: int = 1
+    virtual_stages: int = 1
     # The training stack's unfused elementwise traffic (compute.EagerTraffic): bytes each token
     # moves per layer per element of adapter width, apart from the GEMMs. None: fused kernels
     # (the planner's own stack, seed 000), nothing beyond the FLOPs.
@@ -106,6 +113,7 @@ class TrainWorkload:
             self.parallelism == PIPELINE
             and not self.full_finetune
             and self.tensor_parallel == 1
+            and self.pipeline_parallel == 1
             and self.offload == NO_OFFLOAD
         )
 

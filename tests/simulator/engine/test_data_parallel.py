@@ -10,6 +10,7 @@ from simulator.engine import SimulationRequest, parse_request
 from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.training import quant_format
 from simulator.engine.hardware import GpuSpec, Hardware
+from simulator.engine.model.layers import embedding_params
 from simulator.engine.model.lora import LoraConfig
 from simulator.engine.model.registry import load_model
 from simulator.engine.simulate import simulate
@@ -55,16 +56,18 @@ def test_ddp_with_lora_scales_with_the_gpus():
 
 
 def test_fsdp_moves_each_layers_weights_for_every_use():
-    """FSDP all-gathers the weights for the forward, the backward and the recompute:
-    3 × 15 GB × 7/8 through each GPU's 25 GB/s PCIe, plus the adapters' gradients."""
+    """FSDP all-gathers the layers' weights for the forward, the backward and the recompute,
+    3 × 15 GB × 7/8 through each GPU's 25 GB/s PCIe, the root unit's embedding and LM head
+    once (it stays gathered), plus the adapters' gradients."""
     w = _workload(parallelism=FSDP)
     hw = Hardware(gpu=A100, gpu_count=8)
     split = data_parallel_split(w, hw)
     plans = stage_layers(w, 1, ALL_REFINEMENTS)
     weights = sum(p.gib for p in plans) * GIB
     grads = 2 * sum(p.lora_params for p in plans)
+    edges = 2 * embedding_params(w.model)
     assert split is not None
-    assert split.transfer_s == pytest.approx((3 * weights + grads) * 7 / 8 / (25 * GB))
+    assert split.transfer_s == pytest.approx((3 * weights + edges + grads) * 7 / 8 / (25 * GB))
     nvlink = data_parallel_split(w, replace(hw, interconnect_gbps=300.0))
     assert nvlink is not None
     assert nvlink.transfer_s == pytest.approx(split.transfer_s * 25 / 300)
@@ -91,7 +94,8 @@ def test_zero_1_and_2_shard_the_optimizer_state_and_then_the_gradients():
     P_os+g); the activations and the reserve are DDP's."""
     full = _workload(full_finetune=True)
     hw = Hardware(gpu=A100, gpu_count=8)
-    params = sum(p.params for p in stage_layers(full, 1, ALL_REFINEMENTS))
+    layers = sum(p.params for p in stage_layers(full, 1, ALL_REFINEMENTS))
+    params = layers + embedding_params(full.model)  # the embedding and LM head are trained too
     ddp = data_parallel_need_gib(full, hw)
     zero1 = data_parallel_need_gib(replace(full, parallelism=ZERO1), hw)
     zero2 = data_parallel_need_gib(replace(full, parallelism=ZERO2), hw)

@@ -68,7 +68,7 @@ def test_a_peft_method_that_is_not_lora_is_listed_with_the_reason(method: str) -
 
 @pytest.mark.parametrize(
     ("parallelism", "tensor_parallel", "data_parallel"),
-    [("FSDP2 (FSDP 4) + TP2", 2, "fsdp"), ("Megatron TP4 + SP", 4, "ddp"), ("TP=8", 8, "ddp")],
+    [("FSDP2 (FSDP 4) + TP2", 2, "fsdp"), ("Megatron TP4 + SP", 4, "zero1"), ("TP=8", 8, "zero1")],
 )
 def test_tensor_parallel_training_reads_the_split_and_its_data_parallel_groups(
     parallelism: str, tensor_parallel: int, data_parallel: str
@@ -84,25 +84,46 @@ def test_tensor_parallel_training_reads_the_split_and_its_data_parallel_groups(
     assert predict_row(row).modeled
 
 
-def test_tensor_and_pipeline_parallel_together_are_listed_with_the_reason() -> None:
-    row = _train_row(
+def _megatron_row(parallelism: str, **workload: object) -> Any:
+    return _train_row(
         engine="NeMo Megatron-Bridge", hardware={"gpu": "H100 SXM", "gpu_count": 8},
         workload={"phase": "train", "method": "LoRA", "batch_size": 1, "seq_len": 4096,
-                  "parallelism": "TP2 PP4 VP20"},
+                  "parallelism": parallelism, **workload},
     )  # fmt: skip
-    prediction = predict_row(row)
+
+
+def test_megatron_stages_are_read_with_their_chunks_and_the_global_batch() -> None:
+    """TP2 PP4 VP5 on 8 GPUs: one data-parallel group, so a global batch of 32 one-sequence
+    micro-batches is 32 per step; the distributed optimizer is Megatron's default."""
+    workload = _setup(_megatron_row("TP2 PP4 VP5", sequences_per_step=32)).request.workload
+    assert (workload.tensor_parallel, workload.pipeline_parallel) == (2, 4)
+    assert workload.virtual_stages == 5
+    assert workload.micro_batches == 32
+    assert workload.parallelism == "zero1"
+    two_groups = _setup(_megatron_row("TP1 PP4", sequences_per_step=32)).request.workload
+    assert two_groups.micro_batches == 16
+    assert predict_row(_megatron_row("TP2 PP4 VP5", sequences_per_step=32)).modeled
+
+
+def test_pipeline_stages_without_a_global_batch_are_listed_with_the_reason() -> None:
+    prediction = predict_row(_megatron_row("TP2 PP4 VP5"))
     assert not prediction.modeled
-    assert "tensor and pipeline parallelism together" in prediction.reason
+    assert "no global batch stated" in prediction.reason
 
 
-def test_one_tensor_parallel_rank_is_data_parallel_training() -> None:
-    row = _train_row(
-        engine="Megatron-Bridge",
-        hardware={"gpu": "H100 SXM", "gpu_count": 8},
-        workload={"phase": "train", "method": "LoRA", "batch_size": 1, "seq_len": 4096,
-                  "parallelism": "TP1 PP4"},
+def test_a_rows_bf16_optimizer_state_is_read_from_what_it_says() -> None:
+    """Pure BF16 said outright, or a transformers full fine-tune of a BF16 model on one GPU
+    with no mixed-precision wrapper; DeepSpeed keeps FP32 master weights."""
+    full = {"phase": "train", "method": "Full finetune", "batch_size": 1, "seq_len": 1024}
+    said = _train_row(engine="LLaMA-Factory", quant="Full finetune (pure BF16)", workload=full)
+    plain = _train_row(engine="PEFT benchmark (dtype bfloat16)", quant="BF16", workload=full)
+    deepspeed = _train_row(
+        engine="ms-swift swift sft (transformers + DeepSpeed)", quant="Full finetune (BF16)",
+        workload={**full, "parallelism": "DeepSpeed ZeRO-2"},
     )  # fmt: skip
-    assert "tensor-parallel" not in predict_row(row).reason
+    assert _setup(said).request.workload.optimizer == "adamw-bf16"
+    assert _setup(plain).request.workload.optimizer == "adamw-bf16"
+    assert _setup(deepspeed).request.workload.optimizer == "adamw"
 
 
 def test_nemo_automodel_is_a_pytorch_native_fsdp2_stack_not_megatron() -> None:
