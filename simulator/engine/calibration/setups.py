@@ -198,6 +198,22 @@ MODEL_ALIASES: dict[str, str] = {
     "qwen 2.5 1.5b": "qwen2.5-1.5b",
     "qwen3 coder 480b a35b": "qwen3-coder-480b-a35b",
     "llama 30b": "llama-30b",  # LLaMA-1 "30B", 32.5 B parameters
+    # Fine-tunes named apart from their base, which keep the base's shapes (read 2026-12-06):
+    # Devstral Small "is finetuned from Mistral-Small-3.1 ... the vision encoder was removed"
+    # (unsloth/Devstral-Small-2507's copy of the card's README); Magistral Small 2506/2507:
+    # "Building upon Mistral Small 3.1 (2503) ... 24B parameters" (the card, as its mirrors
+    # quote it); Llama-3.1-Nemotron-70B-Instruct was trained "on a Llama-3.1-70B-Instruct model
+    # as the initial policy" (nvidia/Llama-3.1-Nemotron-70B-Instruct-HF README @dfe497aa);
+    # Kimi-Dev-72B: "With the Qwen 2.5-72B base model as a starting point" (MoonshotAI/Kimi-Dev
+    # index.html @7b621eff, find_string id 32428600385); zephyr-7b-beta "is a fine-tuned
+    # version of mistralai/Mistral-7B-v0.1" (its card, find_string id 40790351049), whose
+    # config mistral-7b ships.
+    "devstral small": "mistral-small-3.1-24b",
+    "magistral small 2506": "mistral-small-3.1-24b",
+    "magistral small 2507": "mistral-small-3.1-24b",
+    "llama 3.1 nemotron 70b": "llama-3.1-70b",
+    "kimi dev 72b": "qwen2.5-72b",
+    "zephyr 7b": "mistral-7b",
     "llama 33b": "llama-30b",
     "qwen 14b": "qwen-14b",  # first-generation Qwen-14B (Qwen2.5's is "qwen2.5 14b")
     # Qwen2.5-Coder-32B and -14B keep Qwen2.5-32B's and -14B's every shape key (hidden,

@@ -39,6 +39,12 @@ def _row(**changes: Any) -> Any:
         ("DeepSeek-V2-Lite-Chat", "deepseek-v2-lite"),
         ("OLMo-2-1124-7B-Instruct", "olmo-2-7b"),
         ("MiniMax-M2.5", "minimax-m2.5"),  # one model of the name
+        # fine-tunes named apart from their base keep its shapes
+        ("mistralai/Devstral-Small-2507", "mistral-small-3.1-24b"),
+        ("Magistral-Small-2506", "mistral-small-3.1-24b"),
+        ("nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "llama-3.1-70b"),
+        ("moonshotai/Kimi-Dev-72B", "qwen2.5-72b"),
+        ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b"),
     ],
 )
 def test_a_hugging_face_repository_name_resolves_to_its_shipped_model(name: str, slug: str) -> None:
