@@ -54,7 +54,8 @@
 # 1.19: Megatron pipeline stages in data-parallel training (`workload.pipeline_parallel`,
 # `virtual_stages`: 1F1B's fill and drain, the stage hand-offs, the first stage's micro-batches
 # in flight); the embedding and LM head held, and trained under full fine-tuning; the
-# constants refitted with the Megatron rows this makes readable.
+# constants refitted with the Megatron rows this makes readable; whole layers in host RAM
+# (`workload.gpu_layers`, llama.cpp's partial -ngl).
 
 ENGINE_VERSION = "1.19.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

@@ -197,3 +197,32 @@ def test_a_bad_machine_count_or_network_is_a_400_naming_it(
     response = _post({"workload": GPT_OSS_UNIFIED, "hardware": hardware})
     assert response.status_code == 400
     assert field in response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_whole_layers_in_host_ram_answer_with_what_sits_where() -> None:
+    """Llama 3.1 70B Q4_K_M does not fit an RTX 3090; with 40 of its 80 layers on the card the
+    API answers with each location's weights and share of the cache, and echoes the split;
+    without the CPU that holds the other layers it names the missing part."""
+    workload = {"kind": "infer", "model": "llama-3.1-70b", "quant": "Q4_K_M"}
+    hardware = {"gpu": "RTX 3090", "cpu": "Ryzen 9 7950X", "ram_gb": 64}
+    whole = _post({"workload": workload, "hardware": hardware})
+    assert whole.status_code == 400
+    assert "hardware.gpu.vram_gb" in whole.json()["errors"]
+
+    split = _post({"workload": {**workload, "gpu_layers": 40}, "hardware": hardware})
+    assert split.status_code == 200, split.content[:300]
+    result = split.json()["result"]
+    assert result["workload"]["gpu_layers"] == 40
+    assert result["cpu_layers"] == 40
+    assert set(result["weights_gb"]) == {"gpu", "cpu"}
+    kv = result["kv_cache_gb_by_location"]
+    assert kv["gpu"] == pytest.approx(kv["cpu"])
+    assert kv["gpu"] + kv["cpu"] == pytest.approx(result["kv_cache_gb"])
+    assert 0 < result["decode_tokens_per_s"] < 10
+
+    no_cpu = _post(
+        {"workload": {**workload, "gpu_layers": 40}, "hardware": {"gpu": "RTX 3090", "ram_gb": 64}}
+    )
+    assert no_cpu.status_code == 400
+    assert "hardware.cpu" in no_cpu.json()["errors"]

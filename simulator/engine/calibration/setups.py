@@ -569,12 +569,6 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "KV cache in host RAM keeps the attention projections on the GPU",
         ),
         (
-            bool(PARTIAL_LAYER_OFFLOAD.search(lowered)),
-            "whole layers kept on the CPU (-ngl below the model's layers, 'N layers on GPU'): the "
-            "engine splits layers between GPUs, or experts between the GPU and the CPU, not "
-            "whole layers between the GPU and the CPU",
-        ),
-        (
             row.category == "inference_nvme_streaming",
             "experts streamed from an SSD through a RAM expert cache: the inference engine has "
             "no storage tier (its placements are GPU, CPU RAM and unified memory)",
@@ -1358,6 +1352,9 @@ def _ram_gib(ram: str) -> float:
     return float(max(totals, default=1024))
 
 
+THREADS = re.compile(r"(?:^|[ (,])(?:-t|--threads)[ =](\d+)\b|\b(\d+) (?:cpu )?threads\b")
+
+
 def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
     """The CPU and RAM in GiB. Several sockets add their cores; their memory bandwidth adds
     only for runtimes that keep a copy of the weights on every NUMA node
@@ -1374,6 +1371,9 @@ def _cpu(row: MeasurementRow, runtime: str) -> tuple[CpuSpec, float]:
             "sockets' memory bandwidth the threads draw"
         )
     threads = row.hardware.get("threads")
+    if threads is None:  # as the command line or the prose says it ("-t 6", "6 CPU threads")
+        said = THREADS.search(_row_text(row))
+        threads = int(said.group(1) or said.group(2)) if said else None
     if isinstance(threads, int) and not isinstance(threads, bool) and threads < device.cores:
         raise NotModeled(
             f"the row runs {threads} threads on {device.cores * sockets} cores: how much of "
@@ -1491,6 +1491,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         batch = int(row.workload.get("batch") or row.workload.get("concurrency") or 1)
         gen = 0
     kv_in_host_ram = _kv_cache_on_cpu(row)
+    gpu_layers = _gpu_layers(row, model.num_layers)
     if _system_text(row) is not None:
         unified = _unified(row)
         machines = _machine_count(row)
@@ -1512,12 +1513,15 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
             gpu=gpu, gpu_count=count, cpu=cpu, ram_gib=ram_gib, link_gbps=gpu.pcie_gbps
         )
         placement = "hybrid"
-    elif kv_in_host_ram:
+    elif kv_in_host_ram or gpu_layers is not None:
         gpu, count = _gpus(row)
         if not row.hardware.get("cpu"):
             raise NotModeled(
                 "the KV cache in host RAM, and the row names no CPU: the CPU holds the cache "
                 "and computes the attention over it"
+                if kv_in_host_ram
+                else "whole layers in host RAM (a partial -ngl), and the row names no CPU: "
+                "the CPU holds those layers and computes them"
             )
         cpu, ram_gib = _cpu(row, runtime)
         hardware = Hardware(
@@ -1552,6 +1556,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         repacked_experts=placement == "hybrid" and _repacked(row),
         sparse_attention=False if _dense_fallback(row) else None,
         kv_cache_on_cpu=kv_in_host_ram and placement in ("gpu", "hybrid"),
+        gpu_layers=gpu_layers if placement == "gpu" else None,
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()
@@ -1566,7 +1571,26 @@ KV_CACHE_IN_HOST_RAM = re.compile(
     r"-nkvo\b|--no-kv-offload|kv cache (?:kept )?in host ram|kv cache not in vram"
 )
 ATTENTION_WEIGHTS_ON_CPU = re.compile(r"\battn=cpu\b")
-PARTIAL_LAYER_OFFLOAD = re.compile(r"\b\d+ (?:full )?layers on gpu\b|partial offload")
+# Whole layers on the GPU, the rest in host RAM (placement.split_layers): llama.cpp's "-ngl N"
+# counts the LM head as a layer (llama_model::load_tensors: i_gpu_start = n_layer + 1 − N, the
+# output layer on the GPU from N = 1), so N − 1 decoder layers; "N layers on GPU" as said.
+NGL = re.compile(r"(?:-ngl|--n-gpu-layers|--gpu-layers)[ =](\d+)\b")
+LAYERS_ON_GPU = re.compile(r"\b(\d+) (?:full )?layers on (?:the )?gpu\b")
+
+
+def _gpu_layers(row: MeasurementRow, layers: int) -> int | None:
+    """The decoder layers a partial offload keeps on the GPU, as the row states them; None
+    when it keeps them all (an -ngl of at least the layers, 99, 999) or states none."""
+    text = _row_text(row)
+    said = LAYERS_ON_GPU.search(text)
+    if said is not None:
+        count = int(said.group(1))
+    else:
+        flag = NGL.search(text)
+        if flag is None or int(flag.group(1)) == 0:
+            return None
+        count = int(flag.group(1)) - 1
+    return count if 1 <= count < layers else None
 
 
 def _kv_cache_on_cpu(row: MeasurementRow) -> bool:

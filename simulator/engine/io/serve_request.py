@@ -36,7 +36,7 @@ KV_CACHE_TYPES = tuple(KV_CACHE_BYTES_PER_ELEMENT)
 INFER_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "placement", "context", "prompt_tokens", "batch",
     "kv_cache_type", "ubatch", "offload_from_layer", "runtime", "prefill_depth_tokens",
-    "tensor_parallel", "sparse_attention", "kv_cache_on_cpu",
+    "tensor_parallel", "sparse_attention", "kv_cache_on_cpu", "gpu_layers",
 })  # fmt: skip
 
 
@@ -67,6 +67,7 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
         runtime=_runtime(workload),
         sparse_attention=optional_boolean(workload, "sparse_attention", path),
         kv_cache_on_cpu=bool(optional_boolean(workload, "kv_cache_on_cpu", path)),
+        gpu_layers=optional_integer(workload, "gpu_layers", path, upper=MAX_LAYER),
         quant_json=json.dumps(workload.get("quant"), sort_keys=True),
     )
 

@@ -48,6 +48,8 @@ def infer_workload_to_json(w: InferWorkload, model_config_json: str | None) -> d
         workload["sparse_attention"] = w.sparse_attention
     if w.kv_cache_on_cpu:  # only when set, so earlier requests keep their input hash
         workload["kv_cache_on_cpu"] = True
+    if w.gpu_layers is not None:  # likewise
+        workload["gpu_layers"] = int(w.gpu_layers)
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload
@@ -107,6 +109,12 @@ def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
         "weights_gb": {s.location: float(s.stored_bytes / GIB) for s in placement.shares},
         "kv_cache_gb": float(result.kv_cache_bytes / GIB),
         "kv_cache_location": placement.kv_location,
+        # under a layer split, the KV cache's GB in each location (placement.kv_share)
+        "kv_cache_gb_by_location": {
+            s.location: float(result.kv_cache_bytes * placement.kv_share(s.location) / GIB)
+            for s in placement.shares
+        },
+        "cpu_layers": int(placement.cpu_layers),
         "kv_bytes_per_token": float(result.kv_bytes_per_token),
         "max_context": int(result.max_context),
         "bottleneck": decode.bottleneck,

@@ -19,11 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from simulator.engine.calibration.efficiency import Efficiency
+from simulator.engine.serve.hardware import CPU
 from simulator.engine.serve.inference import (
     CapacityError,
     InferenceResult,
     kv_cache_size,
     simulate_inference,
+)
+from simulator.engine.serve.inference import (
+    kv_room_bytes as placement_kv_room,
 )
 from simulator.engine.serve.placement import HOME, Placement
 from simulator.engine.serve.workload import InferWorkload
@@ -148,11 +152,10 @@ def batch_sweep(
 
 
 def kv_room_bytes(result: InferenceResult) -> float:
-    """What the KV cache's location has left after the weights stored there (bytes)."""
-    placement = result.placement
-    home = placement.share(placement.kv_location)
-    capacity = next(d.capacity_bytes for d in result.devices if d.location == placement.kv_location)
-    return max(0.0, capacity - (home.stored_bytes if home is not None else 0.0))
+    """The KV cache the placement has room for beside the weights (bytes; the tighter
+    location's under a layer split)."""
+    devices = {device.location: device for device in result.devices}
+    return max(0.0, placement_kv_room(result.placement, devices))
 
 
 def placement_contents(
@@ -163,6 +166,8 @@ def placement_contents(
     parts, bpw = placement.parts, workload.quant.bytes_per_weight
     expert_layer_bytes = parts.num_experts * placement.expert_bytes
     contents: dict[str, dict[str, float]] = {}
+    if placement.cpu_layers:
+        return _split_contents(placement, workload, kv_cache_bytes)
     for share in placement.shares:
         home = share.location == HOME[placement.name]  # all but offloaded experts
         tables = parts.embeddings * bpw("embeddings")
@@ -174,5 +179,30 @@ def placement_contents(
             EXPERTS: share.expert_layers * expert_layer_bytes,
             TABLES: tables if home else 0.0,
             KV_CACHE: kv_cache_bytes if share.location == placement.kv_location else 0.0,
+        }
+    return contents
+
+
+def _split_contents(
+    placement: Placement, workload: InferWorkload, kv_cache_bytes: float
+) -> dict[str, dict[str, float]]:
+    """A layer split's contents: each location's layers' attention (in proportion to its
+    layers) and experts, the rest of its layers' weights always on; the token embedding on
+    the CPU, the LM head on the GPU; the KV cache beside its layers."""
+    parts, bpw = placement.parts, workload.quant.bytes_per_weight
+    expert_layer_bytes = parts.num_experts * placement.expert_bytes
+    # the LM head: a tied embedding's copy, else its own matrix
+    head = parts.embeddings * bpw("embeddings") if parts.tied else parts.output * bpw("output")
+    contents: dict[str, dict[str, float]] = {}
+    for share in placement.shares:
+        attention = parts.attention * bpw("attention") * share.layers / parts.num_layers
+        experts = share.expert_layers * expert_layer_bytes
+        tables = placement.cpu_table_bytes if share.location == CPU else head
+        contents[share.location] = {
+            ATTENTION: attention,
+            ALWAYS_ON: share.stored_bytes - attention - experts - tables,
+            EXPERTS: experts,
+            TABLES: tables,
+            KV_CACHE: kv_cache_bytes * placement.kv_share(share.location),
         }
     return contents

@@ -176,7 +176,8 @@ def kv_cache(x: ShareStep) -> Cost:
     V4's window and compressed entries), and attention's FLOPs over them, an indexer's
     scores over every position or entry it ranks too (model.indexer_positions)."""
     inputs = x.inputs
-    if x.share.location != inputs.placement.kv_location:
+    held = inputs.placement.kv_share(x.share.location)
+    if not held:
         return ZERO
     model, context, sparse = inputs.model, inputs.context, inputs.sparse_attention
     positions = model.read_positions(context, sparse=sparse) * inputs.batch
@@ -184,7 +185,7 @@ def kv_cache(x: ShareStep) -> Cost:
     per_position = decode_attention_flops_per_position(model.attention)
     indexer = indexer_flops_per_position(model.attention)
     layers = inputs.placement.parts.num_layers
-    return Cost(
+    cost = Cost(
         kv_bytes=inputs.kv_bytes_per_token * positions,
         # One query per sequence: matrix–vector work like the weights' GEMVs, not the
         # prompt's attention kernels, so it runs at the GEMM efficiency (costs.cache_flops).
@@ -193,6 +194,7 @@ def kv_cache(x: ShareStep) -> Cost:
             + indexer * model.indexer_positions(context) * inputs.batch
         ),
     )
+    return cost if held == 1.0 else cost * held
 
 
 @DECODE_RULES.register("recurrent_state")
@@ -203,13 +205,15 @@ def recurrent_state(x: ShareStep) -> Cost:
     cache's matrix–vector work."""
     inputs = x.inputs
     lin = inputs.model.linear_attention
-    if lin is None or x.share.location != inputs.placement.kv_location:
+    held = inputs.placement.kv_share(x.share.location)
+    if lin is None or not held:
         return ZERO
     flops = inputs.model.linear_layers * delta_rule_decode_flops(lin) * inputs.batch
-    return Cost(
+    cost = Cost(
         kv_bytes=2 * inputs.model.recurrent_state_bytes * inputs.batch,
         cache_flops=float(flops),
     )
+    return cost if held == 1.0 else cost * held
 
 
 @DECODE_RULES.register("layer_overhead")
@@ -235,6 +239,17 @@ def offloaded_activations(x: ShareStep) -> Cost:
     return Cost(
         link_bytes=float(crossings * p.parts.hidden_size * ACTIVATION_BYTES * x.inputs.batch)
     )
+
+
+@DECODE_RULES.register("layer_split_boundary")
+def layer_split_boundary(x: ShareStep) -> Cost:
+    """A layer split between the CPU and the GPU (placement.split_layers): each token's hidden
+    state crosses the link once, from the CPU's last layer to the GPU's first (f32, ggml's
+    backend copy)."""
+    p = x.inputs.placement
+    if x.share.location != CPU or not p.cpu_layers:
+        return ZERO
+    return Cost(link_bytes=float(p.parts.hidden_size * ACTIVATION_BYTES * x.inputs.batch))
 
 
 def attention_crossing_bytes(model: ModelShape) -> int:

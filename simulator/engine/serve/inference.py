@@ -88,6 +88,7 @@ def devices_for(
     tensor_parallel: int = 1,
     weights: str = "",
     kv_cache_on_cpu: bool = False,
+    splits_layers: bool = False,
 ) -> dict[str, Device]:
     """The devices the placement needs, each with `runtime`'s constants on its class
     (`efficiency`, default the shipped fit) and the GPU at the tensor peak of the kernel path
@@ -104,8 +105,14 @@ def devices_for(
             message="keeps one machine's cache in its host RAM, beside GPUs that split layers: "
             "not with tensor parallelism or several machines",
         )
+    if splits_layers and (tensor_parallel > 1 or hardware.machines > 1):
+        raise EngineInputError(
+            field="workload.gpu_layers",
+            message="keeps the first layers in one machine's host RAM: not with tensor "
+            "parallelism or several machines",
+        )
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
-    if kv_cache_on_cpu and CPU not in needs:  # the CPU holds the cache and attends over it
+    if (kv_cache_on_cpu or splits_layers) and CPU not in needs:  # the CPU holds and computes
         needs = (*needs, CPU)
     devices: dict[str, Device] = {}
     for location in needs:
@@ -122,7 +129,12 @@ def devices_for(
             )
         else:
             message = f"placement {placement!r} needs a {location} in the hardware"
-            if location == CPU and placement == GPU:  # only the KV cache in host RAM needs it
+            if location == CPU and placement == GPU and splits_layers:
+                message = (
+                    "workload.gpu_layers below the model's layers needs a cpu in the "
+                    "hardware: it holds and computes the other layers"
+                )
+            elif location == CPU and placement == GPU:  # the KV cache in host RAM needs it
                 message = (
                     "workload.kv_cache_on_cpu needs a cpu in the hardware: it holds the KV "
                     "cache and computes the attention over it"
@@ -154,8 +166,8 @@ def _check_tensor_parallel(hardware: Hardware, placement: str, tensor_parallel: 
 
 
 def needed_bytes(share: Share, placement: Placement, kv_cache_bytes: float) -> float:
-    """What `share`'s location must hold: its weights, and the KV cache where it lives."""
-    return share.stored_bytes + (kv_cache_bytes if share.location == placement.kv_location else 0)
+    """What `share`'s location must hold: its weights, and its share of the KV cache."""
+    return share.stored_bytes + kv_cache_bytes * placement.kv_share(share.location)
 
 
 def check_fits(placement: Placement, devices: dict[str, Device], kv_cache_bytes: float) -> None:
@@ -212,6 +224,7 @@ def placed_workload(
         w.placement,
         offload_from_layer=w.offload_from_layer,
         kv_cache_on_cpu=w.kv_cache_on_cpu,
+        gpu_layers=w.gpu_layers,
     )
     per_token = kv_bytes_per_token(w.model, w.kv_cache_type)
     sparse = w.reads_top_k
@@ -271,9 +284,7 @@ def run_placed(
         hidden_size=placement.parts.hidden_size,
         hop_s=network_hop_s,
     )
-    home = placement.share(placement.kv_location)
-    assert home is not None  # every placement keeps the KV cache with its home share
-    free = devices[placement.kv_location].capacity_bytes - home.stored_bytes
+    free = kv_room_bytes(placement, devices)
     return InferenceResult(
         request=request,
         placement=placement,
@@ -298,6 +309,17 @@ def run_placed(
             network_s=network(tokens=w.prompt_tokens, micro_batches=placed.prefill.micro_batches),
         ),
     )
+
+
+def kv_room_bytes(placement: Placement, devices: dict[str, Device]) -> float:
+    """Bytes of KV cache the placement can hold: the room beside each location's weights over
+    the share of the cache it keeps there, the tighter location's."""
+    rooms = [
+        (devices[s.location].capacity_bytes - s.stored_bytes) / placement.kv_share(s.location)
+        for s in placement.shares
+        if placement.kv_share(s.location)
+    ]
+    return min(rooms)
 
 
 def _pipeline_factor(request: InferenceRequest, placement: str) -> float:
@@ -335,6 +357,7 @@ def simulate_inference(
         tensor_parallel=w.tensor_parallel,
         weights=w.quant.dense.name,
         kv_cache_on_cpu=w.kv_cache_on_cpu,
+        splits_layers=w.gpu_layers is not None and w.gpu_layers < w.model.num_layers,
     )
     if placed is None:
         placed = placed_workload(

@@ -3,7 +3,9 @@
 Placements (seed 003): "gpu" and "cpu" put everything in one place; "unified" puts everything
 in unified memory; "hybrid" keeps attention, router, shared experts, dense layers, embeddings
 and the KV cache on the GPU and the routed experts in CPU RAM (`-ot exps=CPU`), optionally only
-from one layer on (seed 002: `blk.(29|[3-9][0-9]).ffn_*_exps=CPU`).
+from one layer on (seed 002: `blk.(29|[3-9][0-9]).ffn_*_exps=CPU`). "gpu" with fewer GPU
+layers than the model's (`split_layers`, llama.cpp's `-ngl N`) keeps the first layers whole in
+host RAM: their weights, their KV cache and their compute are the CPU's.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class ModelParts:
     embeddings: int
     output: int  # the LM head, read every token even when tied to the embeddings
     tied: bool
+    dense_layer_mlp: int = 0  # one dense layer's MLP
+    moe_always_on: int = 0  # one MoE layer's shared experts and router
 
 
 def model_parts(model: ModelShape) -> ModelParts:
@@ -66,6 +70,8 @@ def model_parts(model: ModelShape) -> ModelParts:
         embeddings=table,
         output=table,
         tied=model.tie_word_embeddings,
+        dense_layer_mlp=always_on_mlp_params(dense_layer(model)) if dense_layers else 0,
+        moe_always_on=moe_always_on,
     )
 
 
@@ -89,9 +95,31 @@ class Placement:
     offloaded_expert_layers: int  # MoE layers whose experts sit across the CPU–GPU link
     expert_bytes: float  # one routed expert
     parts: ModelParts
+    # Whole layers in host RAM (`split_layers`): the first `cpu_layers`, their KV cache too,
+    # and the token embedding (`cpu_table_bytes`), which the CPU looks rows up in.
+    cpu_layers: int = 0
+    cpu_table_bytes: float = 0.0
 
     def share(self, location: str) -> Share | None:
         return next((s for s in self.shares if s.location == location), None)
+
+    def kv_share(self, location: str) -> float:
+        """The share of the KV cache (and of a linear-attention state) held, read and attended
+        over at `location`: under a layer split the CPU's layers' share, by count; else all of
+        it where the placement keeps it."""
+        if self.cpu_layers:
+            cpu = self.cpu_layers / self.parts.num_layers
+            return cpu if location == CPU else 1.0 - cpu if location == self.kv_location else 0.0
+        return 1.0 if location == self.kv_location else 0.0
+
+    @property
+    def cpu_attention_layers(self) -> int:
+        """Layers whose attention the CPU computes over a KV cache in host RAM, the weights'
+        home being a GPU: every layer under -nkvo (`kv_in_host_ram`), the CPU's layers under a
+        layer split."""
+        if self.kv_location == CPU and HOME[self.name] == GPU:
+            return self.parts.num_layers
+        return self.cpu_layers
 
 
 def _home_share(parts: ModelParts, scheme: WeightScheme, location: str, experts: int) -> Share:
@@ -135,10 +163,19 @@ def place(
     *,
     offload_from_layer: int | None = None,
     kv_cache_on_cpu: bool = False,
+    gpu_layers: int | None = None,
 ) -> Placement:
     """The bytes each location holds under placement `name` (one of `PLACEMENTS`);
-    `kv_cache_on_cpu` moves the KV cache to host RAM (`kv_in_host_ram`)."""
+    `kv_cache_on_cpu` moves the KV cache to host RAM (`kv_in_host_ram`); `gpu_layers` keeps
+    only the last layers on the GPU (`split_layers`)."""
     placement = _place(parts, scheme, name, offload_from_layer=offload_from_layer)
+    if gpu_layers is not None:
+        if kv_cache_on_cpu:
+            raise EngineInputError(
+                field="workload.gpu_layers",
+                message="keeps each layer's KV cache beside it: not with workload.kv_cache_on_cpu",
+            )
+        placement = split_layers(placement, scheme, gpu_layers)
     return kv_in_host_ram(placement) if kv_cache_on_cpu else placement
 
 
@@ -165,6 +202,58 @@ def kv_in_host_ram(placement: Placement) -> Placement:
     cpu = replace(cpu, layers=parts.num_layers)
     gpu = tuple(share for share in placement.shares if share.location != CPU)
     return replace(placement, shares=(*gpu, cpu), kv_location=CPU)
+
+
+def split_layers(placement: Placement, scheme: WeightScheme, gpu_layers: int) -> Placement:
+    """llama.cpp's `-ngl`: the last `gpu_layers` layers and the LM head on the GPU, the first
+    L − `gpu_layers` (with the token embedding, which llama.cpp keeps in host RAM) on the CPU,
+    each layer's KV cache beside it. Each layer's attention weights are the model's over its
+    layers (a linear-attention model's in proportion); the dense MLPs are the first layers'."""
+    parts = placement.parts
+    cpu_layers = parts.num_layers - gpu_layers
+    if placement.name != GPU or placement.kv_location != GPU:
+        raise EngineInputError(
+            field="workload.gpu_layers",
+            message="splits whole layers between the GPU and the CPU: placement 'gpu', with "
+            "the KV cache beside its layers (not workload.kv_cache_on_cpu)",
+        )
+    if not 1 <= gpu_layers <= parts.num_layers:
+        raise EngineInputError(
+            field="workload.gpu_layers",
+            message=f"must be between 1 and the model's {parts.num_layers} layers",
+        )
+    if cpu_layers == 0:
+        return placement
+    bpw = scheme.bytes_per_weight
+    # a dense model's layers are all dense; a MoE model's first `first_moe_layer` are
+    dense_layers = min(cpu_layers, parts.first_moe_layer) if parts.moe_layers else cpu_layers
+    moe_layers = cpu_layers - dense_layers
+    attention = parts.attention * cpu_layers / parts.num_layers
+    dense = dense_layers * parts.dense_layer_mlp + moe_layers * parts.moe_always_on
+    always = attention * bpw("attention") + dense * bpw("dense")
+    table = parts.embeddings * bpw("embeddings")
+    experts = moe_layers * parts.num_experts * parts.expert * bpw("experts")
+    row = parts.hidden_size * bpw("embeddings")
+    cpu = Share(
+        location=CPU,
+        stored_bytes=always + table + experts,
+        dense_read_bytes=always + row,
+        dense_params=attention + dense,
+        expert_layers=moe_layers,
+        layers=cpu_layers,
+    )
+    home = placement.shares[0]
+    # a tied embedding stays on the GPU as the LM head too (llama.cpp duplicates the tensor)
+    moved = always + experts + (0.0 if parts.tied else table)
+    gpu = replace(
+        home,
+        stored_bytes=home.stored_bytes - moved,
+        dense_read_bytes=home.dense_read_bytes - cpu.dense_read_bytes,
+        dense_params=home.dense_params - cpu.dense_params,
+        expert_layers=home.expert_layers - moe_layers,
+        layers=gpu_layers,
+    )
+    return replace(placement, shares=(gpu, cpu), cpu_layers=cpu_layers, cpu_table_bytes=table)
 
 
 def _place(

@@ -28,7 +28,6 @@ from simulator.engine.model.layers import (
 )
 from simulator.engine.serve.decode import (
     FLOPS_PER_MAC,
-    attends_on_cpu,
     attention_crossing_bytes,
 )
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
@@ -180,6 +179,21 @@ def _attention_pairs_cost(x: PrefillInputs) -> Cost:
     return Cost(attention_flops=flops)
 
 
+def _cpu_share(x: PrefillInputs) -> float:
+    """The share of the layers whose attention the CPU computes (Placement.cpu_attention_layers)."""
+    return x.placement.cpu_attention_layers / x.placement.parts.num_layers
+
+
+def _on_gpu(x: PrefillInputs, cost: Cost) -> Cost:
+    share = 1.0 - _cpu_share(x)
+    return cost if share == 1.0 else cost * share
+
+
+def _on_cpu(x: PrefillInputs, cost: Cost) -> Cost:
+    share = _cpu_share(x)
+    return ZERO if not share else cost * share
+
+
 def _cache_reads_cost(x: PrefillInputs) -> Cost:
     if not x.kv_bytes_per_token:
         return ZERO
@@ -193,10 +207,9 @@ def causal_attention(x: PrefillInputs) -> Cost:
     P·D + P(P+1)/2 per full-attention layer (model.attended_pairs), every layer; with a
     sparse-attention indexer, its scores over all those pairs and, where sparse kernels run
     its choice, the attention over at most its top-k keys per query (model.attention_pairs).
-    With the KV cache in host RAM the CPU computes it (`CPU_ATTENTION_RULES`)."""
-    if attends_on_cpu(x.placement):
-        return ZERO
-    return _attention_pairs_cost(x)
+    Over a KV cache in host RAM the CPU computes it (`CPU_ATTENTION_RULES`): every layer's
+    under -nkvo, its own layers' under a layer split."""
+    return _on_gpu(x, _attention_pairs_cost(x))
 
 
 @PREFILL_RULES.register("delta_rule")
@@ -216,10 +229,8 @@ def delta_rule(x: PrefillInputs) -> Cost:
 def cache_reads(x: PrefillInputs) -> Cost:
     """Each micro-batch's attention reads the cache written before it once: on average the
     depth and half the prompt (a sliding layer at most its window); from host RAM, by the
-    CPU, when the cache lives there (`CPU_ATTENTION_RULES`)."""
-    if attends_on_cpu(x.placement):
-        return ZERO
-    return _cache_reads_cost(x)
+    CPU, for the layers whose cache lives there (`CPU_ATTENTION_RULES`)."""
+    return _on_gpu(x, _cache_reads_cost(x))
 
 
 @PREFILL_RULES.register("weight_reads")
@@ -252,6 +263,18 @@ def expert_copies(x: PrefillInputs) -> Cost:
     return Cost(link_bytes=x.micro_batches * x.offloaded.stored_bytes)
 
 
+@PREFILL_RULES.register("layer_copies")
+def layer_copies(x: PrefillInputs) -> Cost:
+    """A layer split (placement.split_layers): llama.cpp computes the CPU's layers' weight
+    GEMMs on the GPU for micro-batches of ≥ 32 tokens as it does offloaded experts
+    (GGML_OP_OFFLOAD_MIN_BATCH), copying their tensors over the link for every micro-batch;
+    the token embedding, a row lookup, stays on the CPU."""
+    cpu = x.placement.share(CPU) if x.placement.cpu_layers else None
+    if cpu is None:
+        return ZERO
+    return Cost(link_bytes=x.micro_batches * (cpu.stored_bytes - x.placement.cpu_table_bytes))
+
+
 @CPU_PREFILL_RULES.register("offloaded_expert_gemms")
 def offloaded_expert_gemms(x: PrefillInputs) -> Cost:
     """The routed experts in CPU RAM, computed there (KTransformers)."""
@@ -269,23 +292,23 @@ CPU_ATTENTION_RULES: CostRules[PrefillInputs] = CostRules("prefill attention on 
 
 @CPU_ATTENTION_RULES.register("causal_attention")
 def cpu_causal_attention(x: PrefillInputs) -> Cost:
-    """The causal attention's FLOPs (as on the GPU), on the CPU."""
-    return _attention_pairs_cost(x) if attends_on_cpu(x.placement) else ZERO
+    """The causal attention's FLOPs (as on the GPU) of the CPU's layers, on the CPU."""
+    return _on_cpu(x, _attention_pairs_cost(x))
 
 
 @CPU_ATTENTION_RULES.register("cache_reads")
 def cpu_cache_reads(x: PrefillInputs) -> Cost:
-    """Each micro-batch's reads of the cache so far, from host RAM."""
-    return _cache_reads_cost(x) if attends_on_cpu(x.placement) else ZERO
+    """Each micro-batch's reads of the CPU's layers' cache so far, from host RAM."""
+    return _on_cpu(x, _cache_reads_cost(x))
 
 
 @CPU_ATTENTION_RULES.register("attention_crossings")
 def cpu_attention_crossings(x: PrefillInputs) -> Cost:
     """Every prompt token's query and cache entry to the CPU and its output back, each layer
     (decode.attention_crossing_bytes); a CPU graph segment per layer per micro-batch."""
-    if not attends_on_cpu(x.placement):
+    layers = x.placement.cpu_attention_layers
+    if not layers:
         return ZERO
-    layers = x.placement.parts.num_layers
     return Cost(
         link_bytes=float(layers * x.tokens * attention_crossing_bytes(x.model)),
         layer_visits=float(x.micro_batches * layers),

@@ -39,6 +39,10 @@ class InferWorkload:
     # The KV cache in host RAM, its attention computed by the CPU, the weights on the GPU
     # (llama.cpp's --no-kv-offload / -nkvo): placement.py, docs/model.md "KV cache in host RAM".
     kv_cache_on_cpu: bool = False
+    # llama.cpp's -ngl below the model's layers: the last `gpu_layers` layers on the GPU(s),
+    # the first ones whole (weights, KV cache, compute) in host RAM (placement.split_layers).
+    # None: every layer where the placement puts it.
+    gpu_layers: int | None = None
     # The runtime family whose efficiency constants apply (efficiency.RUNTIMES); None → the
     # usual one for each device class (efficiency.DEFAULT_RUNTIME).
     runtime: str | None = None

@@ -356,6 +356,39 @@ def test_a_kv_cache_in_host_ram_is_read_with_the_cpu_that_holds_it() -> None:
     assert "attn=CPU" in attention.reason
 
 
+@pytest.mark.parametrize(
+    ("engine", "gpu_layers"),
+    [
+        ("llama.cpp CUDA (-ngl 20)", 19),  # -ngl counts the LM head as a layer
+        ("llama.cpp (partial offload, 16 layers on GPU)", 16),
+        ("llama.cpp CUDA (-ngl 99)", None),
+        ("llama.cpp CUDA (-ngl 33)", None),  # 32 layers and the head: every layer
+    ],
+)
+def test_a_partial_offload_is_read_as_whole_layers_in_host_ram(
+    engine: str, gpu_layers: int | None
+) -> None:
+    """Llama 3.1 8B's 32 layers: -ngl N keeps N − 1 of them on the GPU, a stated count as
+    stated; with the CPU the row names, which holds and computes the others."""
+    hardware = {"gpu": "RTX 4090", "gpu_count": 1, "cpu": "AMD Ryzen 9 7950X"}
+    setup = row_setup(_row(engine=engine, hardware=hardware))
+    assert isinstance(setup, InferSetup)
+    assert setup.request.workload.gpu_layers == gpu_layers
+    if gpu_layers is not None:
+        assert predict_row(_row(engine=engine, hardware=hardware)).modeled
+        no_cpu = predict_row(_row(engine=engine))
+        assert not no_cpu.modeled
+        assert "names no CPU" in no_cpu.reason
+
+
+def test_threads_said_in_the_command_line_count_like_stated_ones() -> None:
+    """Six threads on a 16-core CPU draw an unknown share of its bandwidth: listed."""
+    hardware = {"gpu": "RTX 4090", "gpu_count": 1, "cpu": "AMD Ryzen 9 7950X"}
+    prediction = predict_row(_row(engine="llama.cpp CUDA (-ngl 20 -t 6)", hardware=hardware))
+    assert not prediction.modeled
+    assert "6 threads on 16 cores" in prediction.reason
+
+
 def test_a_gpu_hosted_by_a_raspberry_pi_is_not_modeled() -> None:
     pi = {"gpu": "RTX 4090", "gpu_count": 1, "cpu": "Raspberry Pi 5 (BCM2712)"}
     row = _row(engine="llama.cpp Vulkan", hardware=pi)
