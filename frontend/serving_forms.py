@@ -40,7 +40,8 @@ SIMULATE_DEFAULTS: dict[str, Any] = {
 }
 PLACEMENT_CHOICES = (
     (AUTO, "auto (each build's fastest)"),
-    *((p, {"gpu": "all on GPUs", "hybrid": "hybrid: experts in CPU RAM",
+    *((p, {"gpu": "GPUs (whole layers in CPU RAM if short)",
+           "hybrid": "hybrid: experts in CPU RAM",
            "cpu": "CPU only", "unified": "unified memory (Apple)"}.get(p, p))
       for p in PLACEMENTS),
 )  # fmt: skip
@@ -69,6 +70,11 @@ class ServeWorkloadForm(ModelChoiceForm):
         label="Experts in CPU RAM from layer", required=False,
         help_text="hybrid only; empty: every MoE layer's experts (auto: as many on GPU as fit)",
     )  # fmt: skip
+    gpu_layers = forms.IntegerField(
+        label="Layers on the GPUs", required=False,
+        help_text="placement GPU (llama.cpp -ngl N is N − 1 layers); the first layers sit in "
+        "CPU RAM; empty: every layer, or as many as fit",
+    )  # fmt: skip
 
     def workload(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -76,6 +82,8 @@ class ServeWorkloadForm(ModelChoiceForm):
         workload |= self.model_config_entry()
         if data.get("offload_from_layer") is not None:
             workload["offload_from_layer"] = data["offload_from_layer"]
+        if data.get("gpu_layers") is not None:
+            workload["gpu_layers"] = data["gpu_layers"]
         return workload
 
 
@@ -83,6 +91,7 @@ class ServeFilterForm(ServeWorkloadForm, RankingFiltersForm):
     """The serving ranking's filters: each build in its own placement, so no offload layer."""
 
     offload_from_layer = None  # type: ignore[assignment]
+    gpu_layers = None  # type: ignore[assignment]
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=SERVE_SORTS)
 

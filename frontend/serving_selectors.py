@@ -101,6 +101,8 @@ def row_link_query(workload: dict[str, Any], row: dict[str, Any]) -> str:
     params |= {k: workload[k] for k in WORKLOAD_KEYS if workload.get(k) is not None}
     if workload.get("placement") == "hybrid" and row.get("offload_from_layer") is not None:
         params["offload_from_layer"] = row["offload_from_layer"]
+    if row.get("placement") == "gpu" and row.get("gpu_layers") is not None:
+        params["gpu_layers"] = row["gpu_layers"]  # the layers that fit the build's GPUs
     return urlencode(params, safe=":,")
 
 
@@ -112,6 +114,12 @@ def placement_label(row: dict[str, Any]) -> str:
     """The row's placement by what it does: a hybrid that offloads nothing is "all on GPU";
     one that does names the first offloaded layer and the GB of experts in RAM."""
     placement = str(row.get("placement"))
+    if placement == "gpu" and row.get("cpu_layers"):
+        in_ram_gb = float((row.get("weights_gb") or {}).get("cpu", 0.0))
+        return (
+            f"{row.get('gpu_layers')} layers on GPU, the first {row['cpu_layers']} in CPU RAM "
+            f"({in_ram_gb:,.1f} GB)"
+        )
     if placement != "hybrid":
         return PLACEMENT_WORDS.get(placement, placement)
     in_ram_gb = float((row.get("weights_gb") or {}).get("cpu", 0.0))
@@ -197,7 +205,9 @@ def _engine_result(result: dict[str, Any]) -> InferenceResult:
 
 def _row_words(result: dict[str, Any]) -> dict[str, Any]:
     return {"placement": result["placement"], "weights_gb": result["weights_gb"],
-            "offload_from_layer": result["workload"].get("offload_from_layer")}  # fmt: skip
+            "offload_from_layer": result["workload"].get("offload_from_layer"),
+            "gpu_layers": result["workload"].get("gpu_layers"),
+            "cpu_layers": result.get("cpu_layers", 0)}  # fmt: skip
 
 
 def placement_chart(engine: InferenceResult) -> dict[str, Any]:

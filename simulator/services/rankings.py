@@ -512,6 +512,8 @@ def _infer_row(hardware: Mapping[str, Any], search: PlacementSearch) -> Row:
         "max_context": int(best.max_context),
         "placement": best.placement.name,
         "offload_from_layer": best.request.workload.offload_from_layer,
+        "gpu_layers": best.request.workload.gpu_layers,  # under `gpu`, when short of VRAM
+        "cpu_layers": int(best.placement.cpu_layers),
         "bottleneck": best.decode.bottleneck,
         "weights_gb": {s.location: float(s.stored_bytes / GIB) for s in best.placement.shares},
         "kv_cache_gb": float(best.kv_cache_bytes / GIB),

@@ -90,6 +90,9 @@ def test_an_inference_ranking_not_yet_computed_polls_its_run(
          "all on GPU"),
         ({"placement": "hybrid", "offload_from_layer": 30, "weights_gb": {"gpu": 8.0, "cpu": 9.25}},
          "hybrid: experts from layer 30 on in CPU RAM (9.2 GB)"),
+        ({"placement": "gpu", "gpu_layers": 45, "cpu_layers": 35,
+          "weights_gb": {"gpu": 22.3, "cpu": 17.5}},
+         "45 layers on GPU, the first 35 in CPU RAM (17.5 GB)"),
         ({"placement": "cpu", "weights_gb": {"cpu": 17.0}}, "all in CPU RAM"),
         ({"placement": "unified", "weights_gb": {"unified": 17.0}}, "unified memory"),
     ],
@@ -175,3 +178,26 @@ def test_a_row_whose_ram_cannot_hold_the_experts_says_the_forced_placement_does_
     assert row["experts_in_ram"]["refused"] == opened["experts_in_ram_refused"]
     assert "in cpu memory" in row["experts_in_ram"]["refused"]
     assert "experts in RAM:\n          does not run</a>" in _text(response)
+
+
+def test_a_dense_model_larger_than_a_builds_gpus_keeps_the_layers_that_fit_on_its_page(
+    client: Client,
+) -> None:
+    """Llama 3.1 70B Q4_K_M (about 40 GB): the cheapest builds, whose GPUs are short and which
+    have a CPU, run it with as many whole layers on the GPUs as fit, labelled so, and each
+    row's build page shows the same split and decode speed."""
+    dense = {"kind": "infer", "model": "llama-3.1-70b", "quant": "Q4_K_M", "context": 8192,
+             "placement": "auto"}  # fmt: skip
+    ranking_compute(dense)
+
+    rows = client.get("/serve/", {**dense, "sort": "price"}).context["ranking"]["rows"]
+    split = [row for row in rows if row["placement"] == "gpu" and row["cpu_layers"]]
+    assert split, "some builds keep part of the model in CPU RAM"
+    for row in split[:2]:
+        assert row["placement_label"].startswith(f"{row['gpu_layers']} layers on GPU")
+        assert row["gpu_layers"] + row["cpu_layers"] == 80
+        opened = client.get(f"/builds/candidate/serve/?{row['link_query']}").context
+        assert opened["placement_words"] == row["placement_label"]
+        assert opened["result"]["decode_tokens_per_s"] == pytest.approx(
+            row["decode_tokens_per_s"], rel=1e-9
+        )

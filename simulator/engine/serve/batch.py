@@ -42,11 +42,12 @@ from simulator.engine.serve.placement_search import (
     offered_placements,
     search_placements,
     search_workload,
+    splits_when_short,
 )
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.workload import SimulationRequest
 
-Layout = Callable[[str, int | None], PlacedWorkload | EngineInputError]
+Layout = Callable[[str, int | None, int | None], PlacedWorkload | EngineInputError]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,10 +59,24 @@ class _Shared:
     layout: Layout
     model_config_json: str | None
 
-    def run(self, hardware: Hardware, placement: str, offload_from_layer: int) -> InferenceResult:
+    def run(
+        self,
+        hardware: Hardware,
+        placement: str,
+        offload_from_layer: int,
+        gpu_layers: int | None = None,
+    ) -> InferenceResult:
         """The workload in `placement` on `hardware`, as `simulate_inference` runs it (hybrid
-        at `offload_from_layer`); raises what it raises."""
-        w = self.workload
+        at `offload_from_layer`, `gpu` with `gpu_layers` when it splits them); raises what it
+        raises."""
+        placed = self.layout(
+            placement,
+            offload_from_layer if placement == HYBRID else None,
+            gpu_layers if placement == GPU else None,
+        )
+        if isinstance(placed, EngineInputError):
+            raise placed.with_traceback(None)
+        w = placed.workload
         devices = devices_for(
             hardware,
             placement,
@@ -70,10 +85,8 @@ class _Shared:
             tensor_parallel=w.tensor_parallel,
             weights=w.quant.dense.name,
             kv_cache_on_cpu=w.kv_cache_on_cpu,
+            splits_layers=w.splits_layers,
         )
-        placed = self.layout(placement, offload_from_layer if placement == HYBRID else None)
-        if isinstance(placed, EngineInputError):
-            raise placed.with_traceback(None)
         request = SimulationRequest(
             workload=placed.workload, hardware=hardware, model_config_json=self.model_config_json
         )
@@ -81,13 +94,17 @@ class _Shared:
 
 
 def _layouts(workload: InferWorkload, parts: ModelParts, table: Efficiency) -> Layout:
-    """The workload in a placement (and, for hybrid, an offload layer; None keeps the
-    workload's), each worked out on first use; a refusal answers on every machine."""
+    """The workload in a placement (and, for hybrid, an offload layer, for `gpu` the layers
+    on the GPUs; None keeps the workload's), each worked out on first use; a refusal answers
+    on every machine."""
 
     @cache
-    def layout(placement: str, offload_from_layer: int | None) -> PlacedWorkload | EngineInputError:
+    def layout(
+        placement: str, offload_from_layer: int | None, gpu_layers: int | None
+    ) -> PlacedWorkload | EngineInputError:
         layer = workload.offload_from_layer if offload_from_layer is None else offload_from_layer
-        placed = replace(workload, placement=placement, offload_from_layer=layer)
+        on_gpu = workload.gpu_layers if gpu_layers is None else gpu_layers
+        placed = replace(workload, placement=placement, offload_from_layer=layer, gpu_layers=on_gpu)
         try:
             return placed_workload(
                 placed,
@@ -140,6 +157,42 @@ def offload_layers(
     return (parts.first_moe_layer + np.maximum(fitting - 1, 0)).astype(np.int64)
 
 
+def split_need_bytes(workload: InferWorkload, parts: ModelParts) -> NDArray[np.float64]:
+    """What the GPUs must hold with G = 1 … L − 1 whole layers on them (placement
+    .split_layers): their layers' weights, the LM head and their share of the KV cache. It
+    grows with G, which is why the search can bisect it."""
+    kv_cache_bytes = kv_cache_size(workload)
+    need = []
+    for layers in range(1, parts.num_layers):
+        placement = place(parts, workload.quant, GPU, gpu_layers=layers)
+        gpu = placement.share(GPU)
+        assert gpu is not None
+        need.append(needed_bytes(gpu, placement, kv_cache_bytes))
+    return np.array(need, dtype=np.float64)
+
+
+def gpu_layer_counts(
+    workload: InferWorkload,
+    parts: ModelParts,
+    gpu_capacity_bytes: NDArray[np.float64],
+    splits: Sequence[bool],
+) -> list[int | None]:
+    """Each machine's `gpu_layers` under placement `gpu`: None when every layer fits its
+    GPUs, where it may not split (`placement_search.splits_when_short`) or where not one layer
+    fits; else what `placement_search`'s bisection finds, the most whole layers whose GPU share
+    fits (`check_fits`: need ≤ capacity)."""
+    full = place(parts, workload.quant, GPU)
+    home = full.share(GPU)
+    assert home is not None
+    whole = needed_bytes(home, full, kv_cache_size(workload))
+    need = split_need_bytes(workload, parts) if any(splits) else np.zeros(0)
+    fitting = np.searchsorted(need, gpu_capacity_bytes, side="right")
+    return [
+        int(count) if split and capacity < whole and count > 0 else None
+        for split, capacity, count in zip(splits, gpu_capacity_bytes, fitting, strict=True)
+    ]
+
+
 def _gpu_capacity_bytes(shared: _Shared, hardware: Hardware) -> float:
     """What the GPUs of `hardware` hold under hybrid (0 where it has none to offer)."""
     w = shared.workload
@@ -168,11 +221,24 @@ def best_placements(
     )
     capacity = np.array([_gpu_capacity_bytes(shared, h) for h in hardware], dtype=np.float64)
     layers = offload_layers(parsed, parts, capacity)
-    return [_search(shared, h, int(layer), only) for h, layer in zip(hardware, layers, strict=True)]
+    splits = [_splits_when_short(parsed, h) for h in hardware]
+    on_gpu = gpu_layer_counts(parsed, parts, capacity, splits)
+    return [
+        _search(shared, h, int(layer), count, only)
+        for h, layer, count in zip(hardware, layers, on_gpu, strict=True)
+    ]
+
+
+def _splits_when_short(workload: InferWorkload, hardware: Hardware) -> bool:
+    return splits_when_short(SimulationRequest(workload=workload, hardware=hardware))
 
 
 def _search(
-    shared: _Shared, hardware: Hardware, offload_from_layer: int, only: str | None
+    shared: _Shared,
+    hardware: Hardware,
+    offload_from_layer: int,
+    gpu_layers: int | None,
+    only: str | None,
 ) -> PlacementSearch:
     offered = offered_placements(
         gpu=hardware.gpu is not None,
@@ -180,5 +246,7 @@ def _search(
         unified=hardware.unified is not None,
     )
     return search_placements(
-        offered, only, lambda placement: shared.run(hardware, placement, offload_from_layer)
+        offered,
+        only,
+        lambda placement: shared.run(hardware, placement, offload_from_layer, gpu_layers),
     )

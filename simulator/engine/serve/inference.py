@@ -112,8 +112,8 @@ def devices_for(
             "parallelism or several machines",
         )
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
-    if (kv_cache_on_cpu or splits_layers) and CPU not in needs:  # the CPU holds and computes
-        needs = (*needs, CPU)
+    if (kv_cache_on_cpu or (splits_layers and placement == GPU)) and CPU not in needs:
+        needs = (*needs, CPU)  # the CPU holds the cache, or the layers, and computes over them
     devices: dict[str, Device] = {}
     for location in needs:
         constants = table.device_class(runtime, location)
@@ -357,7 +357,7 @@ def simulate_inference(
         tensor_parallel=w.tensor_parallel,
         weights=w.quant.dense.name,
         kv_cache_on_cpu=w.kv_cache_on_cpu,
-        splits_layers=w.gpu_layers is not None and w.gpu_layers < w.model.num_layers,
+        splits_layers=w.splits_layers,
     )
     if placed is None:
         placed = placed_workload(

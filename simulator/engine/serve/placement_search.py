@@ -3,8 +3,11 @@
 A machine offers the placements its hardware allows: a whole system (unified memory) only
 `unified`; a PC with a GPU and a CPU `gpu`, `hybrid` and `cpu`. Hybrid keeps as many
 layers' routed experts on the GPUs as fit (the largest `offload_from_layer` whose GPU share
-and KV cache fit), unless the workload fixes it. The winner is the best decode speed; a
-tie keeps the earlier placement in `PLACEMENT_ORDER` (fewer devices, fewer moving parts).
+and KV cache fit), unless the workload fixes it. `gpu` on a PC keeps every layer on the
+GPUs when they fit, else as many whole layers as fit, the rest in host RAM (the largest
+`gpu_layers`, llama.cpp's -ngl as high as the card allows), unless the workload fixes it.
+The winner is the best decode speed; a tie keeps the earlier placement in `PLACEMENT_ORDER`
+(fewer devices, fewer moving parts).
 """
 
 from __future__ import annotations
@@ -77,10 +80,52 @@ def _largest_gpu_share(request: InferenceRequest) -> InferenceResult:
     return simulate_inference(_with(request, offload_from_layer=low))
 
 
+def splits_when_short(request: InferenceRequest) -> bool:
+    """Whether the `gpu` placement may keep whole layers in host RAM when the GPUs are short:
+    a CPU to hold them, one machine, no tensor parallelism, the KV cache beside its layers and
+    no split fixed by the workload."""
+    w, hw = request.workload, request.hardware
+    return (
+        w.gpu_layers is None
+        and hw.cpu is not None
+        and hw.machines == 1
+        and w.tensor_parallel == 1
+        and not w.kv_cache_on_cpu
+    )
+
+
+def _most_gpu_layers(request: InferenceRequest) -> InferenceResult:
+    """Every layer on the GPUs when they fit; else the most whole layers whose share and KV
+    cache fit (the GPU share only grows with `gpu_layers`), the rest in host RAM; when not one
+    layer fits, the whole model's refusal."""
+    try:
+        return simulate_inference(request)
+    except CapacityError as exc:
+        if exc.location != GPU:
+            raise
+        refusal = exc
+    low, high = 0, request.workload.model.num_layers - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        try:
+            simulate_inference(_with(request, gpu_layers=middle))
+            low = middle
+        except CapacityError as exc:
+            if exc.location == GPU:
+                high = middle - 1
+            else:
+                low = middle  # the GPU share fits; host RAM is checked below
+    if low == 0:
+        raise refusal
+    return simulate_inference(_with(request, gpu_layers=low))
+
+
 def _run(request: InferenceRequest, placement: str) -> InferenceResult:
     placed = _with(request, placement=placement)
     if placement == "hybrid" and request.workload.offload_from_layer is None:
         return _largest_gpu_share(placed)
+    if placement == GPU and splits_when_short(placed):
+        return _most_gpu_layers(placed)
     return simulate_inference(placed)
 
 

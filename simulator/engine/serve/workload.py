@@ -57,6 +57,11 @@ class InferWorkload:
         return INFER
 
     @property
+    def splits_layers(self) -> bool:
+        """Whether some layers sit whole in host RAM (placement.split_layers)."""
+        return self.gpu_layers is not None and self.gpu_layers < self.model.num_layers
+
+    @property
     def reads_top_k(self) -> bool:
         """Whether a sparse-attention model's attention reads only its indexer's top-k."""
         if self.sparse_attention is not None:

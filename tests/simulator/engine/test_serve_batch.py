@@ -25,11 +25,14 @@ WORKLOADS = {
     "dense": {"model": "llama-3.1-8b", "quant": "Q8_0", "context": 4096},
     "fixed-offload": {"model": "glm-4.7-flash", "quant": "Q4_K_M", "offload_from_layer": 30},
     "long-batch": {"model": "glm-4.7-flash", "quant": "Q8_0", "context": 131072, "batch": 4},
+    # larger than every GPU here: `gpu` keeps as many whole layers as fit
+    "dense-split": {"model": "llama-3.1-70b", "quant": "Q4_K_M", "context": 8192},
+    "fixed-split": {"model": "llama-3.1-70b", "quant": "Q4_K_M", "gpu_layers": 20},
 }
 
 
 @pytest.mark.parametrize("workload", WORKLOADS.values(), ids=WORKLOADS.keys())
-@pytest.mark.parametrize("only", [None, "hybrid", "cpu"])
+@pytest.mark.parametrize("only", [None, "gpu", "hybrid", "cpu"])
 def test_many_machines_get_what_each_gets_alone(workload: dict[str, Any], only: str | None) -> None:
     hardware = [parse_hardware(machine, kind="infer") for machine in MACHINES]
 
@@ -46,3 +49,18 @@ def test_the_machines_cover_every_placement_and_refusals() -> None:
     winners = {s.best.placement.name for s in searches if s.best is not None}
     assert winners >= {"gpu", "hybrid", "cpu", "unified"}
     assert any(s.best is None for s in searches)
+
+
+def test_a_dense_model_larger_than_the_gpus_keeps_as_many_layers_as_fit() -> None:
+    """Llama 3.1 70B Q4_K_M (about 40 GB) on one 24 GB card with a CPU: `gpu` keeps the most
+    whole layers that fit beside their cache, the rest in host RAM; one more would not fit."""
+    machine = {"gpu": GPU_24, "cpu": CPU, "ram_gb": 256}
+    search = placement_search(workload=WORKLOADS["dense-split"], hardware=machine, only="gpu")
+    assert search.best is not None
+    placement = search.best.placement
+    assert 0 < placement.cpu_layers < 80
+    on_gpu = 80 - placement.cpu_layers
+    more = {**WORKLOADS["dense-split"], "gpu_layers": on_gpu + 1, "placement": "gpu"}
+    refused = placement_search(workload=more, hardware=machine, only="gpu")
+    assert refused.best is None
+    assert "gpu memory" in str(refused.tried["gpu"])
