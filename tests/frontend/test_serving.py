@@ -186,8 +186,8 @@ def test_a_dense_model_larger_than_a_builds_gpus_keeps_the_layers_that_fit_on_it
     """Llama 3.1 70B Q4_K_M (about 40 GB): the cheapest builds, whose GPUs are short and which
     have a CPU, run it with as many whole layers on the GPUs as fit, labelled so, and each
     row's build page shows the same split and decode speed."""
-    dense = {"kind": "infer", "model": "llama-3.1-70b", "quant": "Q4_K_M", "context": 8192,
-             "placement": "auto"}  # fmt: skip
+    dense: dict[str, Any] = {"kind": "infer", "model": "llama-3.1-70b", "quant": "Q4_K_M",
+                             "context": 8192, "placement": "auto"}  # fmt: skip
     ranking_compute(dense)
 
     rows = client.get("/serve/", {**dense, "sort": "price"}).context["ranking"]["rows"]
