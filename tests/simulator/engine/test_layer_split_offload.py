@@ -12,6 +12,7 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.model.layers import attention_params, dense_layer, total_params
 from simulator.engine.model.registry import load_model
+from simulator.engine.serve.context_sweep import ALWAYS_ON, KV_CACHE, TABLES, placement_contents
 from simulator.engine.serve.decode import ACTIVATION_BYTES, attention_crossing_bytes
 from simulator.engine.serve.inference import InferenceResult
 from simulator.engine.serve.placement import model_parts, place
@@ -129,3 +130,17 @@ def test_a_split_that_cannot_run_is_refused_with_its_field(
     with pytest.raises(EngineInputError) as refused:
         simulate(parse_request(body))
     assert refused.value.field == field
+
+
+def test_the_placement_chart_adds_up_to_what_each_location_holds() -> None:
+    """The build page's chart: each location's kinds add up to its weights and its share of
+    the cache; the token embedding sits in CPU RAM, the LM head in VRAM."""
+    split = _run(gpu_layers=12)
+    contents = placement_contents(split.placement, split.request.workload, split.kv_cache_bytes)
+    for share in split.placement.shares:
+        held = contents[share.location]
+        kv = split.kv_cache_bytes * split.placement.kv_share(share.location)
+        assert held[KV_CACHE] == pytest.approx(kv)
+        assert sum(v for k, v in held.items() if k != KV_CACHE) == pytest.approx(share.stored_bytes)
+        assert held[ALWAYS_ON] > 0
+    assert contents["cpu"][TABLES] == pytest.approx(split.placement.cpu_table_bytes)
