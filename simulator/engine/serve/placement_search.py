@@ -62,22 +62,28 @@ def _with(request: InferenceRequest, **changes: Any) -> InferenceRequest:
     return replace(request, workload=replace(request.workload, **changes))
 
 
-def _largest_gpu_share(request: InferenceRequest) -> InferenceResult:
-    """Hybrid with the fewest layers' experts in CPU RAM that still fits on the GPUs: the
-    GPU share only grows with `offload_from_layer`, so a bisection finds the edge."""
-    parts = model_parts(request.workload.model)
-    low, high = parts.first_moe_layer, parts.num_layers
+def _most_on_gpu(request: InferenceRequest, field: str, low: int, high: int) -> int:
+    """The largest value of workload `field` in low…high whose GPU share and KV cache fit the
+    GPUs: the GPU share only grows with it, so a bisection finds the edge (`low` when none
+    above it fits); host RAM is checked by the run that uses it."""
     while low < high:
         middle = (low + high + 1) // 2
         try:
-            simulate_inference(_with(request, offload_from_layer=middle))
+            simulate_inference(_with(request, **{field: middle}))
             low = middle
         except CapacityError as exc:
             if exc.location == GPU:
                 high = middle - 1
             else:
                 low = middle  # the GPU share fits; CPU RAM is checked below
-    return simulate_inference(_with(request, offload_from_layer=low))
+    return low
+
+
+def _largest_gpu_share(request: InferenceRequest) -> InferenceResult:
+    """Hybrid with the fewest layers' experts in CPU RAM that still fits on the GPUs."""
+    parts = model_parts(request.workload.model)
+    layer = _most_on_gpu(request, "offload_from_layer", parts.first_moe_layer, parts.num_layers)
+    return simulate_inference(_with(request, offload_from_layer=layer))
 
 
 def splits_when_short(request: InferenceRequest) -> bool:
@@ -104,17 +110,7 @@ def _most_gpu_layers(request: InferenceRequest) -> InferenceResult:
         if exc.location != GPU:
             raise
         refusal = exc
-    low, high = 0, request.workload.model.num_layers - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        try:
-            simulate_inference(_with(request, gpu_layers=middle))
-            low = middle
-        except CapacityError as exc:
-            if exc.location == GPU:
-                high = middle - 1
-            else:
-                low = middle  # the GPU share fits; host RAM is checked below
+    low = _most_on_gpu(request, "gpu_layers", 0, request.workload.model.num_layers - 1)
     if low == 0:
         raise refusal
     return simulate_inference(_with(request, gpu_layers=low))
