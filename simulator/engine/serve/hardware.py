@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from simulator.engine.costs import Cost
 from simulator.engine.devices import APPLE
 from simulator.engine.errors import EngineInputError
@@ -108,9 +110,39 @@ class Device:
         return self.constants or DEVICE_CLASSES[self.location]
 
 
-# Apple caps what the GPU may wire at ~75 % of unified memory by default (Metal's
-# recommendedMaxWorkingSetSize on machines above 36 GB; `iogpu.wired_limit_mb` raises it).
-UNIFIED_GPU_FRACTION = 0.75
+# What Metal lets a Mac's GPU wire by default (MTLDevice.recommendedMaxWorkingSetSize, which
+# llama.cpp and MLX take as the GPU's memory; `iogpu.wired_limit_mb` raises it), as llama.cpp's
+# ggml_metal_device_init printed it on current macOS, (unified memory GiB, working set GiB),
+# "MB" in the logs being MiB; read 2026-12-06:
+# - 24: 17179.89 MB, an M4 Pro MacBook Pro "M4 24G", llama.cpp b9222 (find_string id
+#   61067584628);
+# - 32: 26800.60 MB, an M4 with `total="32.0 GiB"`, ollama 0.17.0, 2026-02-25 (id 2311416387);
+# - 36: 30150.67 MB, a MacBook Pro M4 Max 36 GB, April 2026 (id 51838792522);
+# - 64: 55662.79 MB, an M3 Max with 64 GB on macOS 26.4.1 (id 54207541393);
+# - 128: "recommendedMaxWorkingSetSize: 107.52 GiB # stock", an M5 Max 128 GB on macOS 26.x
+#   (github.com/antirez/ds4 pull 893, comment of 2026-08-29);
+# - 512: 498216.21 MB, a Mac Studio M3 Ultra, llama.cpp build 6810 (id 40195527572): more than
+#   any M3 Ultra but the 512 GB one holds.
+# Between them the share of memory is interpolated, outside them the nearest one's share
+# holds. Builds of 2023 printed 75 % on 64 and 96 GB and two thirds on 16 and 32 GB (an M1 Max
+# 64 GB: 49152.00 MB, llama.cpp issue 1870; an M2 Max 96 GB: 73728,00, issue 3213): the older
+# macOS default, lower than today's.
+METAL_WORKING_SET_GIB: tuple[tuple[float, float], ...] = (
+    (24.0, 17179.89 / 1024),
+    (32.0, 26800.60 / 1024),
+    (36.0, 30150.67 / 1024),
+    (64.0, 55662.79 / 1024),
+    (128.0, 107.52),
+    (512.0, 498216.21 / 1024),
+)
+
+
+def metal_working_set_gib(mem_gib: float) -> float:
+    """The GPU's default working set on a Mac of `mem_gib` unified memory
+    (`METAL_WORKING_SET_GIB`, its share of memory interpolated between the measured sizes)."""
+    sizes = [size for size, _ in METAL_WORKING_SET_GIB]
+    shares = [held / size for size, held in METAL_WORKING_SET_GIB]
+    return mem_gib * float(np.interp(mem_gib, sizes, shares))
 
 
 def gpu_device(
@@ -196,13 +228,13 @@ def cpu_device(
 
 def unified_gpu_gib(unified: UnifiedSpec) -> float:
     """What the GPU of a unified-memory system may hold: on a Mac, Metal's default working-set
-    cap (UNIFIED_GPU_FRACTION); on Linux systems (DGX Spark's GB10, Strix Halo with the GTT
+    cap (`metal_working_set_gib`); on Linux systems (DGX Spark's GB10, Strix Halo with the GTT
     limit raised as its guides do) what the host's RAM leaves a process, the share a CPU
     placement holds (`default_pinned_gib`: 120 of 128 GiB). lhl/strix-halo-testing runs
     Qwen3-235B-A22B UD-Q3_K_XL, a 104.1 GB file (97 GiB), on a 128 GB Strix Halo's GPU,
     more than 75 % of its memory."""
     if unified.maker == APPLE:
-        return unified.mem_gib * UNIFIED_GPU_FRACTION
+        return metal_working_set_gib(unified.mem_gib)
     return default_pinned_gib(unified.mem_gib)
 
 
