@@ -334,7 +334,7 @@ def serving_report(*, result: dict[str, Any]) -> dict[str, Any]:
 
 # The placements a search tries, in words.
 PLACEMENT_NAMES = {
-    "gpu": "all on GPUs",
+    "gpu": "on the GPUs (the first layers in CPU RAM when they cannot hold all)",
     "hybrid": "hybrid (experts the GPU cannot hold in CPU RAM)",
     "cpu": "CPU only",
     "unified": "unified memory",
