@@ -33,6 +33,14 @@ from simulator.engine import (
     devices,
     model_slugs,
 )
+from simulator.engine.io.train_request import (
+    MAX_MICRO_BATCH_CAP,
+    MAX_MICRO_BATCHES,
+    MAX_PIPELINE_PARALLEL,
+    MAX_TENSOR_PARALLEL,
+    MAX_VIRTUAL_STAGES,
+)
+from simulator.engine.train.workload import OFFLOADS, OPTIMIZERS, PARALLELISMS
 from simulator.ranking import INFER_SORT_FIELDS, SORT_FIELDS
 from simulator.services.ranking_filters import BUYER_REGIONS, CASE_SIZES, MAX_POWER_W
 
@@ -65,6 +73,24 @@ TRAIN_WORKLOAD = {
         "tokens": _optional(_count(MAX_TOKENS)),
         "mode": {"type": "string", "enum": ["reference", "refined"]},
         "utilization": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 1},
+        "micro_batches": _optional(_count(MAX_MICRO_BATCHES)),
+        "max_micro_batch": _count(MAX_MICRO_BATCH_CAP),
+        "activation_checkpointing": {"type": "boolean"},
+        "parallelism": {"type": "string", "enum": list(PARALLELISMS)},
+        "full_finetune": {"type": "boolean"},
+        "optimizer": {"type": "string", "enum": list(OPTIMIZERS)},
+        "offload": {"type": "string", "enum": list(OFFLOADS)},
+        "tensor_parallel": _count(MAX_TENSOR_PARALLEL),
+        "pipeline_parallel": {
+            **_count(MAX_PIPELINE_PARALLEL),
+            "description": "Megatron's pipeline stages (refined mode, a data parallelism): the "
+            "layers split over this many GPUs, run one-forward-one-backward over micro_batches",
+        },
+        "virtual_stages": {
+            **_count(MAX_VIRTUAL_STAGES),
+            "description": "chunks of layers per GPU under pipeline stages (the interleaved "
+            "schedule), at most the model's layers over pipeline_parallel",
+        },
     },
 }
 _SUSTAINED_BANDWIDTH = {
@@ -163,6 +189,15 @@ INFER_WORKLOAD = {
         "ubatch": _count(MAX_CONTEXT),
         "kv_cache_type": {"type": "string", "enum": list(KV_CACHE_BYTES_PER_ELEMENT)},
         "offload_from_layer": _optional(_count(MAX_LAYER)),
+        "gpu_layers": _optional(
+            {
+                **_count(MAX_LAYER),
+                "description": "placement gpu: the last this many layers on the GPUs, the first "
+                "ones whole (weights, KV cache, compute) in CPU RAM (llama.cpp -ngl N is N − 1); "
+                "absent: every layer, or under auto as many as fit",
+            }
+        ),
+        "kv_cache_on_cpu": {"type": "boolean"},
         "sparse_attention": _optional(
             {
                 "type": "boolean",
