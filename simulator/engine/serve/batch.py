@@ -13,7 +13,7 @@ machines. Each machine's seconds then come from the scalar rules (`devices_for`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -36,7 +36,7 @@ from simulator.engine.serve.inference import (
     placed_workload,
     run_placed,
 )
-from simulator.engine.serve.placement import HYBRID, ModelParts, model_parts, place
+from simulator.engine.serve.placement import HYBRID, ModelParts, Placement, model_parts, place
 from simulator.engine.serve.placement_search import (
     PlacementSearch,
     offered_placements,
@@ -118,24 +118,32 @@ def _layouts(workload: InferWorkload, parts: ModelParts, table: Efficiency) -> L
     return layout
 
 
+def _gpu_needs(placements: Iterable[Placement], kv_cache_bytes: float) -> NDArray[np.float64]:
+    """What the GPUs must hold in each placement: their share of the weights and the KV
+    cache (`needed_bytes`)."""
+    need = []
+    for placement in placements:
+        gpu = placement.share(GPU)
+        assert gpu is not None  # hybrid's and gpu's home share
+        need.append(needed_bytes(gpu, placement, kv_cache_bytes))
+    return np.array(need, dtype=np.float64)
+
+
 def gpu_need_bytes(workload: InferWorkload, parts: ModelParts) -> NDArray[np.float64]:
     """What the GPUs must hold under hybrid at each `offload_from_layer` from the first MoE
     layer to the last: their share of the weights and the KV cache. It grows with the layer
     (more layers' experts stay on the GPUs), which is why the search can bisect it."""
-    kv_cache_bytes = kv_cache_size(workload)
-    need = []
-    for layer in range(parts.first_moe_layer, parts.num_layers + 1):
-        placement = place(
+    placements = (
+        place(
             parts,
             workload.quant,
             HYBRID,
             offload_from_layer=layer,
             kv_cache_on_cpu=workload.kv_cache_on_cpu,
         )
-        gpu = placement.share(GPU)
-        assert gpu is not None  # hybrid's home share
-        need.append(needed_bytes(gpu, placement, kv_cache_bytes))
-    return np.array(need, dtype=np.float64)
+        for layer in range(parts.first_moe_layer, parts.num_layers + 1)
+    )
+    return _gpu_needs(placements, kv_cache_size(workload))
 
 
 def offload_layers(
@@ -157,20 +165,6 @@ def offload_layers(
     return (parts.first_moe_layer + np.maximum(fitting - 1, 0)).astype(np.int64)
 
 
-def split_need_bytes(workload: InferWorkload, parts: ModelParts) -> NDArray[np.float64]:
-    """What the GPUs must hold with G = 1 … L − 1 whole layers on them (placement
-    .split_layers): their layers' weights, the LM head and their share of the KV cache. It
-    grows with G, which is why the search can bisect it."""
-    kv_cache_bytes = kv_cache_size(workload)
-    need = []
-    for layers in range(1, parts.num_layers):
-        placement = place(parts, workload.quant, GPU, gpu_layers=layers)
-        gpu = placement.share(GPU)
-        assert gpu is not None
-        need.append(needed_bytes(gpu, placement, kv_cache_bytes))
-    return np.array(need, dtype=np.float64)
-
-
 def gpu_layer_counts(
     workload: InferWorkload,
     parts: ModelParts,
@@ -180,12 +174,16 @@ def gpu_layer_counts(
     """Each machine's `gpu_layers` under placement `gpu`: None when every layer fits its
     GPUs, where it may not split (`placement_search.splits_when_short`) or where not one layer
     fits; else what `placement_search`'s bisection finds, the most whole layers whose GPU share
-    fits (`check_fits`: need ≤ capacity)."""
-    full = place(parts, workload.quant, GPU)
-    home = full.share(GPU)
-    assert home is not None
-    whole = needed_bytes(home, full, kv_cache_size(workload))
-    need = split_need_bytes(workload, parts) if any(splits) else np.zeros(0)
+    (their weights, the LM head and their share of the KV cache, growing with the layers) fits
+    (`check_fits`: need ≤ capacity)."""
+    if not any(splits):
+        return [None] * len(splits)
+    # G = 1 … L − 1 layers on the GPUs, then all L (no split)
+    placements = [
+        place(parts, workload.quant, GPU, gpu_layers=g) for g in range(1, parts.num_layers)
+    ]
+    need = _gpu_needs([*placements, place(parts, workload.quant, GPU)], kv_cache_size(workload))
+    whole, need = need[-1], need[:-1]
     fitting = np.searchsorted(need, gpu_capacity_bytes, side="right")
     return [
         int(count) if split and capacity < whole and count > 0 else None

@@ -163,11 +163,11 @@ def placement_contents(
 ) -> dict[str, dict[str, float]]:
     """Bytes per location per kind (`CONTENT_KINDS`); each location's weights add up to its
     share's `stored_bytes`, and the KV cache sits where the placement keeps it."""
+    if placement.cpu_layers:
+        return _split_contents(placement, workload, kv_cache_bytes)
     parts, bpw = placement.parts, workload.quant.bytes_per_weight
     expert_layer_bytes = parts.num_experts * placement.expert_bytes
     contents: dict[str, dict[str, float]] = {}
-    if placement.cpu_layers:
-        return _split_contents(placement, workload, kv_cache_bytes)
     for share in placement.shares:
         home = share.location == HOME[placement.name]  # all but offloaded experts
         tables = parts.embeddings * bpw("embeddings")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from simulator.engine.costs import ZERO, Cost, CostRules
 from simulator.engine.model.config import AttentionShape, ModelShape
 from simulator.engine.model.layers import delta_rule_decode_flops, indexer_flops_per_position
-from simulator.engine.serve.hardware import CPU, GPU, Device, link_seconds, memory_and_compute_s
-from simulator.engine.serve.placement import HOME, Placement, Share
+from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
+from simulator.engine.serve.placement import Placement, Share
 
 FLOPS_PER_MAC = 2
 ACTIVATION_BYTES = 4  # f32 hidden state copied each way per offloaded layer (ggml backend copy)
@@ -260,17 +260,12 @@ def attention_crossing_bytes(model: ModelShape) -> int:
     return ACTIVATION_BYTES * (2 * attention.score_width + attention.cache_width)
 
 
-def attends_on_cpu(placement: Placement) -> bool:
-    """The KV cache in host RAM with the weights on a GPU: the CPU runs the attention."""
-    return placement.kv_location == CPU and HOME[placement.name] == GPU
-
-
 @DECODE_RULES.register("attention_crossings")
 def attention_crossings(x: ShareStep) -> Cost:
     """KV cache in host RAM: each layer's query and new cache entry cross to the CPU and the
     attention's output crosses back, for every sequence of the batch."""
     inputs = x.inputs
-    if x.share.location != CPU or not attends_on_cpu(inputs.placement):
+    if x.share.location != CPU or not inputs.placement.attends_on_cpu:
         return ZERO
     layers = inputs.placement.parts.num_layers
     per_token = attention_crossing_bytes(inputs.model)

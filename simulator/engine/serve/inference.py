@@ -99,18 +99,17 @@ def devices_for(
     if tensor_parallel > 1:
         _check_tensor_parallel(hardware, placement, tensor_parallel)
     check_machines(hardware, placement, runtime=runtime, tensor_parallel=tensor_parallel)
-    if kv_cache_on_cpu and (tensor_parallel > 1 or hardware.machines > 1):
-        raise EngineInputError(
-            field="workload.kv_cache_on_cpu",
-            message="keeps one machine's cache in its host RAM, beside GPUs that split layers: "
-            "not with tensor parallelism or several machines",
-        )
-    if splits_layers and (tensor_parallel > 1 or hardware.machines > 1):
-        raise EngineInputError(
-            field="workload.gpu_layers",
-            message="keeps the first layers in one machine's host RAM: not with tensor "
-            "parallelism or several machines",
-        )
+    one_machine_host_ram = (
+        (kv_cache_on_cpu, "workload.kv_cache_on_cpu", "one machine's cache in its host RAM, "
+         "beside GPUs that split layers"),
+        (splits_layers, "workload.gpu_layers", "the first layers in one machine's host RAM"),
+    )  # fmt: skip
+    for asked, field, what in one_machine_host_ram:
+        if asked and (tensor_parallel > 1 or hardware.machines > 1):
+            raise EngineInputError(
+                field=field,
+                message=f"keeps {what}: not with tensor parallelism or several machines",
+            )
     needs = {GPU: (GPU,), CPU: (CPU,), UNIFIED: (UNIFIED,), "hybrid": (GPU, CPU)}[placement]
     if (kv_cache_on_cpu or (splits_layers and placement == GPU)) and CPU not in needs:
         needs = (*needs, CPU)  # the CPU holds the cache, or the layers, and computes over them
@@ -314,12 +313,8 @@ def run_placed(
 def kv_room_bytes(placement: Placement, devices: dict[str, Device]) -> float:
     """Bytes of KV cache the placement can hold: the room beside each location's weights over
     the share of the cache it keeps there, the tighter location's."""
-    rooms = [
-        (devices[s.location].capacity_bytes - s.stored_bytes) / placement.kv_share(s.location)
-        for s in placement.shares
-        if placement.kv_share(s.location)
-    ]
-    return min(rooms)
+    shares = ((s, placement.kv_share(s.location)) for s in placement.shares)
+    return min((devices[s.location].capacity_bytes - s.stored_bytes) / kv for s, kv in shares if kv)
 
 
 def _pipeline_factor(request: InferenceRequest, placement: str) -> float:

@@ -107,19 +107,22 @@ class Placement:
         """The share of the KV cache (and of a linear-attention state) held, read and attended
         over at `location`: under a layer split the CPU's layers' share, by count; else all of
         it where the placement keeps it."""
-        if self.cpu_layers:
-            cpu = self.cpu_layers / self.parts.num_layers
-            return cpu if location == CPU else 1.0 - cpu if location == self.kv_location else 0.0
-        return 1.0 if location == self.kv_location else 0.0
+        in_ram = self.cpu_layers / self.parts.num_layers  # 0 without a layer split
+        if location == CPU and in_ram:
+            return in_ram
+        return 1.0 - in_ram if location == self.kv_location else 0.0
+
+    @property
+    def attends_on_cpu(self) -> bool:
+        """The KV cache in host RAM with the weights on a GPU (`kv_in_host_ram`, -nkvo): the
+        CPU runs every layer's attention."""
+        return self.kv_location == CPU and HOME[self.name] == GPU
 
     @property
     def cpu_attention_layers(self) -> int:
         """Layers whose attention the CPU computes over a KV cache in host RAM, the weights'
-        home being a GPU: every layer under -nkvo (`kv_in_host_ram`), the CPU's layers under a
-        layer split."""
-        if self.kv_location == CPU and HOME[self.name] == GPU:
-            return self.parts.num_layers
-        return self.cpu_layers
+        home being a GPU: every layer under -nkvo, the CPU's layers under a layer split."""
+        return self.parts.num_layers if self.attends_on_cpu else self.cpu_layers
 
 
 def _home_share(parts: ModelParts, scheme: WeightScheme, location: str, experts: int) -> Share:
