@@ -247,7 +247,15 @@ def depth_chart(engine: InferenceResult) -> dict[str, Any]:
     ]  # fmt: skip
     return {"points": points, "kv_room_gb": sweep.kv_room_bytes / GIB,
             "context": workload.context, "prompt_tokens": workload.prompt_tokens,
-            "kv_location": LOCATION_WORDS[engine.placement.kv_location]}  # fmt: skip
+            "kv_location": _kv_location_words(engine)}  # fmt: skip
+
+
+def _kv_location_words(engine: InferenceResult) -> str:
+    """Where the KV cache lives: under a layer split beside its layers, in both places."""
+    placement = engine.placement
+    if placement.cpu_layers:
+        return f"{LOCATION_WORDS[placement.kv_location]} and {LOCATION_WORDS['cpu']}"
+    return LOCATION_WORDS[placement.kv_location]
 
 
 def batch_chart(engine: InferenceResult) -> dict[str, Any]:

@@ -198,6 +198,10 @@ def test_a_dense_model_larger_than_a_builds_gpus_keeps_the_layers_that_fit_on_it
         assert row["gpu_layers"] + row["cpu_layers"] == 80
         opened = client.get(f"/builds/candidate/serve/?{row['link_query']}").context
         assert opened["placement_words"] == row["placement_label"]
+        assert opened["depth_chart"]["kv_location"] == "VRAM and CPU RAM"  # the cache splits
+        cpu_only = opened["placements_tried"][-1]  # searched beside the split, it runs
+        assert cpu_only["label"] == "CPU only"
+        assert cpu_only["tokens_per_s"] is not None, cpu_only["reason"]
         assert opened["result"]["decode_tokens_per_s"] == pytest.approx(
             row["decode_tokens_per_s"], rel=1e-9
         )

@@ -103,7 +103,9 @@ def _layouts(workload: InferWorkload, parts: ModelParts, table: Efficiency) -> L
         placement: str, offload_from_layer: int | None, gpu_layers: int | None
     ) -> PlacedWorkload | EngineInputError:
         layer = workload.offload_from_layer if offload_from_layer is None else offload_from_layer
-        on_gpu = workload.gpu_layers if gpu_layers is None else gpu_layers
+        # a workload's `gpu_layers` is the `gpu` placement's split (placement_search._run)
+        on_gpu = gpu_layers if gpu_layers is not None else workload.gpu_layers
+        on_gpu = on_gpu if placement == GPU else None
         placed = replace(workload, placement=placement, offload_from_layer=layer, gpu_layers=on_gpu)
         try:
             return placed_workload(

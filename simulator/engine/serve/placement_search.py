@@ -117,7 +117,10 @@ def _most_gpu_layers(request: InferenceRequest) -> InferenceResult:
 
 
 def _run(request: InferenceRequest, placement: str) -> InferenceResult:
-    placed = _with(request, placement=placement)
+    """`placement` as the search runs it; a workload's `gpu_layers` is the `gpu` placement's
+    split, so the others run without it."""
+    on_gpu = request.workload.gpu_layers if placement == GPU else None
+    placed = _with(request, placement=placement, gpu_layers=on_gpu)
     if placement == "hybrid" and request.workload.offload_from_layer is None:
         return _largest_gpu_share(placed)
     if placement == GPU and splits_when_short(placed):

@@ -64,3 +64,13 @@ def test_a_dense_model_larger_than_the_gpus_keeps_as_many_layers_as_fit() -> Non
     refused = placement_search(workload=more, hardware=machine, only="gpu")
     assert refused.best is None
     assert "gpu memory" in str(refused.tried["gpu"])
+
+
+def test_a_fixed_split_is_the_gpu_placements_and_the_others_run_without_it() -> None:
+    """`gpu_layers` splits the `gpu` placement; CPU only, searched beside it, still runs."""
+    machine = {"gpu": GPU_24, "cpu": CPU, "ram_gb": 256}
+    search = placement_search(workload=WORKLOADS["fixed-split"], hardware=machine)
+    assert isinstance(search.tried["gpu"], float)
+    assert isinstance(search.tried["cpu"], float)
+    assert search.best is not None
+    assert search.best.placement.cpu_layers == 60
