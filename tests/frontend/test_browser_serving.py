@@ -104,6 +104,40 @@ def test_serving_on_the_simulate_page_redraws_on_a_change(
     assert watch.problems() == []
 
 
+def test_a_whole_system_chosen_on_the_simulate_page_replaces_the_pcs_gpu_and_cpu(
+    live_server: LiveServer, page: Page
+) -> None:
+    watch = ConsoleWatch(page)
+    page.goto(f"{live_server.url}/simulate/serve/")
+    wait_for_chart(page, "depth-chart")
+
+    page.locator("#id_unified").select_option("Mac Studio M3 Ultra 512GB")
+
+    expect(page).to_have_url(re.compile(r"unified=Mac"))
+    expect(page.locator("#serving-workload")).to_contain_text("on Mac Studio M3 Ultra 512GB.")
+    expect(page.locator("#serving-workload")).not_to_contain_text("RAM")
+    assert page.locator("#id_gpu").input_value() == ""
+    assert page.locator("#id_cpu").input_value() == ""
+
+    # and back: a GPU chosen makes the machine a PC again
+    page.locator("#id_gpu").select_option("RTX 5090")
+    expect(page).to_have_url(re.compile(r"gpu=RTX(%20|\+)5090"))
+    expect(page.locator("#serving-workload")).to_contain_text("RTX 5090")
+    expect(page.locator("#serving-workload")).not_to_contain_text("Mac Studio")
+    assert page.locator("#id_unified").input_value() == ""
+    assert watch.problems() == []
+
+
+def test_a_url_that_mixes_a_whole_system_with_a_gpu_is_answered_with_the_field_named(
+    live_server: LiveServer, page: Page
+) -> None:
+    page.goto(
+        f"{live_server.url}/simulate/serve/?gpu=RTX+4090&cpu=EPYC+9124"
+        "&unified=Mac+Studio+M3+Ultra+512GB"
+    )
+    expect(page.locator("#serving-report")).to_contain_text("A whole system is its own GPU and CPU")
+
+
 def test_a_config_json_pasted_on_the_serving_simulate_page_is_served_at_its_own_address(
     live_server: LiveServer, page: Page
 ) -> None:

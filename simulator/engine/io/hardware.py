@@ -271,6 +271,15 @@ def parse_hardware(hardware: Mapping[str, object], *, kind: str = TRAIN) -> Hard
     `link_gbps` says otherwise."""
     path = "hardware"
     require_known_fields(hardware, HARDWARE_FIELDS, path)
+    beside = [key for key in ("gpu", "cpu") if hardware.get(key) is not None]
+    if hardware.get("unified") is not None and beside:
+        # A whole system is the machine: its GPU and CPU share its memory, and the engine
+        # models no second device beside it (a PC's GPU is `gpu` with `cpu`, without it).
+        raise EngineInputError(
+            field="hardware.unified",
+            message=f"is a whole system, its own GPU and CPU: give it without hardware."
+            f"{' or hardware.'.join(beside)}, or describe a PC without it",
+        )
     if kind == TRAIN and hardware.get("gpu") is None:
         raise EngineInputError(field="hardware.gpu", message="must be a name or an object")
     gpu: GpuSpec | None = _optional(hardware, "gpu", parse_gpu)

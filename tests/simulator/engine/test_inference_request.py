@@ -136,6 +136,17 @@ def test_it_names_the_bad_field(path, value):
     assert field_of_error(with_value(path, value)) == path
 
 
+@pytest.mark.parametrize("beside", [("gpu",), ("cpu",), ("gpu", "cpu")])
+def test_a_whole_system_beside_a_pcs_gpu_or_cpu_is_refused_naming_both(beside):
+    body = with_value("hardware.unified", "Mac Studio M3 Ultra 512GB")
+    for part in {"gpu", "cpu"} - set(beside):
+        del body["hardware"][part]
+    with pytest.raises(EngineInputError) as error:
+        parse_request(body)
+    assert json_path(error.value.field) == "hardware.unified"
+    assert all(f"hardware.{part}" in str(error.value) for part in beside)
+
+
 def test_an_unknown_named_gpu_without_bandwidth_names_mem_gbps():
     body = with_value(
         "hardware.gpu", {"name": "X", "vram_gb": 8, "bf16_tflops": 10, "pcie_gbps": 8}
