@@ -122,8 +122,8 @@ class ServeSimulationForm(ServeWorkloadForm):
             assert isinstance(field, forms.ChoiceField)
             field.choices = _device_choices(kind, none)
 
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean() or {}
         if data.get("unified") and (data.get("gpu") or data.get("cpu")):
             # the page's script clears the others on a choice; a typed URL may still mix them
             self.add_error(
