@@ -60,6 +60,9 @@ RANKING = {"workload": TRAIN["workload"],
            "ranking": {"gpu_count_min": 1, "gpu_count_max": 2, "budget_usd": 5000,
                        "sort": "usd_per_tokens_per_s", "storage_tiers": ["gen4_x1"]}}  # fmt: skip
 INFER_RANKING = {"workload": INFER["workload"], "ranking": {"systems": True}}
+# a whole system is the machine: no GPU or CPU beside it
+SYSTEM_INFER = {"workload": {**INFER["workload"], "placement": "unified"},
+                "hardware": {"unified": "Mac Studio M3 Ultra 512GB"}}  # fmt: skip
 BUILD = {"workload": TRAIN["workload"], "build_id": 1}
 PARTS = {"workload": TRAIN["workload"], "parts": [{"part_id": PART_ID, "quantity": 1}]}
 PRICE = {"part": PART_SLUG, "amount": "1650.00", "currency": "USD", "condition": "used",
@@ -379,7 +382,10 @@ def simulate_cases() -> Iterator[Case]:
             with_value(TRAIN, "workload.lora_targets", ["q", 4]), "workload.lora_targets"
         ),
         "unified-name-a-number": Bad(
-            with_value(INFER, "hardware.unified", {"name": 4}), "hardware.unified.name"
+            with_value(SYSTEM_INFER, "hardware.unified", {"name": 4}), "hardware.unified.name"
+        ),
+        "unified-beside-a-gpu-and-cpu": Bad(
+            with_value(INFER, "hardware.unified", "Mac Studio M3 Ultra 512GB"), "hardware.unified"
         ),
     }
     for name, bad in cases.items():
