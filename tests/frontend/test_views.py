@@ -67,6 +67,9 @@ def test_a_ranking_not_yet_computed_shows_a_progress_bar_that_polls_its_run(
     assert run.status == RunStatus.QUEUED
     assert "<progress" in _text(response)
     assert f"/rankings/runs/{run.pk}/" in _text(response)
+    # no worker has planned its chunks yet: said so, not "0 of ? chunks"
+    assert "waiting for a worker to plan its chunks" in _text(response)
+    assert "?" not in _text(response).split("Computing this ranking")[1].split("</label>")[0]
 
 
 def test_the_run_partial_turns_into_the_table_when_the_ranking_is_done(client: Client) -> None:
