@@ -810,11 +810,24 @@ def _serving_concurrency(row: MeasurementRow) -> int | None:
 OFFLINE_BATCHING = {VLLM: VLLM_BATCHING, SGLANG: SGLANG_BATCHING}
 
 
+def _admits_by_kv_pool(row: MeasurementRow, runtime: str) -> bool:
+    """Whether the row's server runs at most what its batch cap and KV pool admit, however
+    many requests its clients keep in flight: vLLM and SGLang on GPUs (serve/offline_run.py),
+    whose scheduler queues a request until its cache blocks are free."""
+    return runtime in OFFLINE_BATCHING and "gpu" in row.hardware and _system_text(row) is None
+
+
 def _offline_concurrency(
-    row: MeasurementRow, runtime: str, model: ModelShape, prompt: int, gen: int
+    row: MeasurementRow,
+    runtime: str,
+    model: ModelShape,
+    prompt: int,
+    gen: int,
+    queued: int | None = None,
 ) -> int:
-    """The concurrency of an offline throughput run on the row's GPUs, by its runtime's
-    published defaults; not modeled for runtimes without one or outside the GPUs."""
+    """The requests running at once on the row's GPUs, by its runtime's published defaults:
+    of an offline throughput run's queue (`num_prompts`), or of `queued` requests its clients
+    keep in flight; not modeled for runtimes without defaults or outside the GPUs."""
     batching = OFFLINE_BATCHING.get(runtime)
     if runtime == TENSORRT_LLM:
         raise NotModeled(
@@ -830,7 +843,8 @@ def _offline_concurrency(
         )
     gpu, count = _gpus(row)
     placement = place(model_parts(model), _weights(row, model), "gpu")
-    queued = row.workload.get("num_prompts")
+    if queued is None:
+        queued = row.workload.get("num_prompts")
     assert isinstance(queued, int)
     concurrency = offline_concurrency(
         batching,
@@ -1482,9 +1496,12 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         prompt, gen = lengths
         phase, tokens, depth = "serving", prompt, 0
         stated = _serving_concurrency(row)
-        batch = (
-            stated if stated is not None else _offline_concurrency(row, runtime, model, prompt, gen)
-        )
+        if stated is None:
+            batch = _offline_concurrency(row, runtime, model, prompt, gen)
+        elif _admits_by_kv_pool(row, runtime):
+            batch = _offline_concurrency(row, runtime, model, prompt, gen, queued=stated)
+        else:
+            batch = stated
     else:
         phase, tokens, depth = _phase_tokens(row)
         # decode of several sequences at once: the batch, or the requests in flight

@@ -258,6 +258,27 @@ def test_a_vllm_offline_run_serves_as_many_requests_as_its_defaults_allow() -> N
     assert 1 < w.batch < 256
 
 
+def test_a_vllm_server_runs_only_what_its_kv_pool_admits_of_the_requests_in_flight() -> None:
+    """A client keeping 1,000 requests in flight on an RTX 4090: the server runs what its
+    defaults and KV cache admit (the offline run's number for a queue of 1,000) and queues
+    the rest; 8 in flight all run."""
+    many = {**SERVING, "num_prompts": None, "max_concurrency": 1000}
+    offline = {**SERVING, "num_prompts": 1000}
+    setups = [
+        row_setup(_row(engine="vLLM 0.10", workload=w, category="serving_batched"))
+        for w in (many, offline, {**many, "max_concurrency": 8})
+    ]
+    assert all(isinstance(s, InferSetup) for s in setups)
+    running, queue_of_1000, eight = (s.request.workload.batch for s in setups)  # type: ignore[union-attr]
+    assert 1 < running == queue_of_1000 < 256
+    assert eight == 8
+    # llama.cpp's server runs every slot it was given: no pool rule
+    slots = row_setup(_row(engine="llama.cpp llama-server", workload=many,
+                           category="serving_batched"))  # fmt: skip
+    assert isinstance(slots, InferSetup)
+    assert slots.request.workload.batch == 1000
+
+
 @pytest.mark.parametrize(
     ("engine", "workload", "reason"),
     [("TensorRT-LLM trtllm-bench", SERVING, "trtllm-bench"),
