@@ -57,7 +57,11 @@
 # constants refitted with the Megatron rows this makes readable; whole layers in host RAM
 # (`workload.gpu_layers`, llama.cpp's partial -ngl); a Mac's GPU holds the working set Metal
 # reports on current macOS (measured from 24 to 512 GB), not 75 % of its memory.
+# 1.20: a whole system (unified memory) is the machine alone: the parser refuses it beside a
+# PC's GPU or CPU; vLLM and SGLang runs serve at once what their batch cap and KV pool admit of
+# the requests their clients keep in flight; the constants refitted with the rows it makes
+# readable.
 
-ENGINE_VERSION = "1.19.0"
+ENGINE_VERSION = "1.20.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"
