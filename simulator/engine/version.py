@@ -60,7 +60,7 @@
 # 1.20: a whole system (unified memory) is the machine alone: the parser refuses it beside a
 # PC's GPU or CPU; vLLM and SGLang runs serve at once what their batch cap and KV pool admit of
 # the requests their clients keep in flight; the constants refitted with the rows it makes
-# readable.
+# readable, and without a stalled serving run (peak output over 10x its mean).
 
 ENGINE_VERSION = "1.20.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.

@@ -665,12 +665,35 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "engine's llama.cpp constants describe",
         ),
         (
+            _stalled_run(row),
+            "the run did not serve at a steady rate: the benchmark printed a peak output "
+            f"throughput over {STALL_PEAK_RATIO:g}× its mean, so its requests stalled between "
+            "bursts (a fallback kernel path or a scheduler stall) and the engine's steady "
+            "batched rate does not describe it",
+        ),
+        (
             row.engine.lower().startswith("llama.cpp,") and "ktransformers" in row.source_url,
             "the comparison's llama.cpp run (Feb 2025) predates tensor overrides (-ot), and "
             "which layers it kept on the GPU is not stated",
         ),
     )
     return next((reason for applies, reason in rules if applies), None)
+
+
+# `vllm bench serve` prints a run's peak output tokens/s (its best second) beside the mean. A
+# steady continuously batched run keeps the mean within a small factor of the peak (prefill
+# bursts, the run's ramp and tail: 1.6x for vLLM's 1,000 ShareGPT prompts of gpustack's
+# gpt-oss-20b A100 page); a mean more than this many times below the peak is a stalled run.
+STALL_PEAK_RATIO = 10.0
+
+
+def _stalled_run(row: MeasurementRow) -> bool:
+    """Whether a serving row's stated peak output throughput is over STALL_PEAK_RATIO × its
+    mean output throughput (the row's value)."""
+    peak = row.workload.get("peak_output_tokens_per_s")
+    if isinstance(peak, bool) or not isinstance(peak, int | float) or row.value <= 0:
+        return False
+    return "output" in row.metric.lower() and peak > STALL_PEAK_RATIO * row.value
 
 
 def _gpu_not_stated(gpu: str) -> bool:

@@ -258,6 +258,21 @@ def test_a_vllm_offline_run_serves_as_many_requests_as_its_defaults_allow() -> N
     assert 1 < w.batch < 256
 
 
+@pytest.mark.parametrize(("peak", "modeled"), [(5848.0, False), (400.0, True), (None, True)])
+def test_a_serving_run_whose_peak_is_over_ten_times_its_mean_is_not_modeled(
+    peak: float | None, modeled: bool
+) -> None:
+    """gpustack's SGLang run of gpt-oss-20b on an A100: 265.99 output tok/s on average, 5,848
+    at its peak; a steady run (vLLM's on the same GPU, 4,620 and 7,484) is modeled."""
+    workload = {**SERVING, "peak_output_tokens_per_s": peak} if peak else SERVING
+    prediction = predict_row(_row(engine="vLLM 0.10", workload=workload, value=265.99,
+                                  metric="output token throughput",
+                                  category="serving_batched"))  # fmt: skip
+    assert prediction.modeled is modeled
+    if not modeled:
+        assert "did not serve at a steady rate" in prediction.reason
+
+
 def test_a_vllm_server_runs_only_what_its_kv_pool_admits_of_the_requests_in_flight() -> None:
     """A client keeping 1,000 requests in flight on an RTX 4090: the server runs what its
     defaults and KV cache admit (the offline run's number for a queue of 1,000) and queues
