@@ -851,19 +851,19 @@ def _offline_concurrency(
     """The requests running at once on the row's GPUs, by its runtime's published defaults:
     of an offline throughput run's queue (`num_prompts`), or of `queued` requests its clients
     keep in flight; not modeled for runtimes without defaults or outside the GPUs."""
-    batching = OFFLINE_BATCHING.get(runtime)
     if runtime == TENSORRT_LLM:
         raise NotModeled(
             "the row states no concurrency: trtllm-bench builds with an optimistic max batch "
             "and its runtime tunes the batch to the traffic, so how many requests were in "
             "flight is no published default"
         )
-    if batching is None or "gpu" not in row.hardware or _system_text(row) is not None:
+    if not _admits_by_kv_pool(row, runtime):
         raise NotModeled(
             "the row states no concurrency: its prompts were queued at once and the runtime "
             f"({runtime or 'unknown'}) batched as many as its max batch and KV cache "
             "allowed, defaults the engine knows for vLLM and SGLang on GPUs only"
         )
+    batching = OFFLINE_BATCHING[runtime]
     gpu, count = _gpus(row)
     placement = place(model_parts(model), _weights(row, model), "gpu")
     if queued is None:
