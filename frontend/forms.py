@@ -71,9 +71,11 @@ ENGINE_PATH = re.compile(r"\b(?:hardware|workload)\.[a-z0-9_.]*[a-z0-9_]")
 
 
 def _form_field(form: forms.Form, path: str) -> str | None:
-    """The form field an engine path names, if the form has it."""
-    name = ENGINE_FIELD_ALIASES.get(path, path.rsplit(".", 1)[-1])
-    return name if name in form.fields else None
+    """The form field an engine path names, if the form has it: its alias on the forms that
+    name it so (the training form's `gpu_name`), else the path's last part (the serving
+    form's `gpu`)."""
+    names = (ENGINE_FIELD_ALIASES.get(path), path.rsplit(".", 1)[-1])
+    return next((name for name in names if name in form.fields), None)
 
 
 def _in_form_words(form: forms.Form, message: str) -> str:

@@ -122,16 +122,6 @@ class ServeSimulationForm(ServeWorkloadForm):
             assert isinstance(field, forms.ChoiceField)
             field.choices = _device_choices(kind, none)
 
-    def clean(self) -> dict[str, Any] | None:
-        data = super().clean() or {}
-        if data.get("unified") and (data.get("gpu") or data.get("cpu")):
-            # the page's script clears the others on a choice; a typed URL may still mix them
-            self.add_error(
-                "unified",
-                "A whole system is its own GPU and CPU: set GPU and CPU to none, or this to none.",
-            )
-        return data
-
     def hardware(self) -> dict[str, Any]:
         data = self.cleaned_data
         hardware: dict[str, Any] = {k: data[k] for k in ("gpu", "cpu", "unified") if data[k]}

@@ -135,7 +135,10 @@ def test_a_url_that_mixes_a_whole_system_with_a_gpu_is_answered_with_the_field_n
         f"{live_server.url}/simulate/serve/?gpu=RTX+4090&cpu=EPYC+9124"
         "&unified=Mac+Studio+M3+Ultra+512GB"
     )
-    expect(page.locator("#serving-report")).to_contain_text("A whole system is its own GPU and CPU")
+    # the engine's refusal, on the whole-system field, its API paths named by their labels
+    expect(page.locator("#serving-report")).to_contain_text(
+        "is a whole system, its own GPU and CPU: give it without “GPU” or “CPU”"
+    )
 
 
 def test_a_config_json_pasted_on_the_serving_simulate_page_is_served_at_its_own_address(
