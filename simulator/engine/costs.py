@@ -33,6 +33,11 @@ class Cost:
     # Decode's one query per sequence against the cache: matrix–vector work at the GEMMs'
     # efficiency, but on the activations' datapath (never a CPU's int8 weight path).
     cache_flops: float = 0.0
+    # A routed expert's GEMM with few rows runs below the dense efficiency (prefill.py,
+    # "expert_gemm_underfill"): its FLOPs over the rows m each expert gets, which the device
+    # multiplies by its runtime's m½ (a kernel's tile, so the device's and the runtime's).
+    # Idle tensor-core lanes, not work: not in `all_flops`.
+    underfill_flops: float = 0.0
     layer_visits: float = 0.0  # per-layer fixed costs, × the device class's layer_overhead_s
     # Layers whose FFN is routed experts: the router, top-k, expert gather and combine kernels
     # a dense FFN does not run, × the class's moe_layer_extra per-layer costs each.
@@ -54,6 +59,7 @@ class Cost:
             flops=self.flops + other.flops,
             attention_flops=self.attention_flops + other.attention_flops,
             cache_flops=self.cache_flops + other.cache_flops,
+            underfill_flops=self.underfill_flops + other.underfill_flops,
             layer_visits=self.layer_visits + other.layer_visits,
             moe_layer_visits=self.moe_layer_visits + other.moe_layer_visits,
             link_bytes=self.link_bytes + other.link_bytes,
@@ -66,6 +72,7 @@ class Cost:
             flops=self.flops * factor,
             attention_flops=self.attention_flops * factor,
             cache_flops=self.cache_flops * factor,
+            underfill_flops=self.underfill_flops * factor,
             layer_visits=self.layer_visits * factor,
             moe_layer_visits=self.moe_layer_visits * factor,
             link_bytes=self.link_bytes * factor,

@@ -61,7 +61,11 @@
 # PC's GPU or CPU; vLLM and SGLang runs serve at once what their batch cap and KV pool admit of
 # the requests their clients keep in flight; the constants refitted with the rows it makes
 # readable, and without a stalled serving run (peak output over 10x its mean).
+# 1.21: the routed experts' prefill GEMM underfill (m½) is each runtime's on each device class,
+# fitted on its own MoE prompts (a pooled value for runtimes without them): Apple's kernels
+# lose far less to few rows per expert than CUDA's tensor-core tiles; ik_llama.cpp caches and
+# attends the whole context in a model's sliding-window layers (no window-sized cache).
 
-ENGINE_VERSION = "1.20.0"
+ENGINE_VERSION = "1.21.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

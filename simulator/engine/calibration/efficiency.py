@@ -135,6 +135,12 @@ RPC_RUNTIMES = frozenset(
 # PR #23346, "implemented sparse attention by masking KQ mask elements"; ik_llama.cpp keeps
 # the dense graph unless --dsa is given, PR #2045), so its attention reads every cached token.
 SPARSE_ATTENTION_RUNTIMES = frozenset({VLLM, SGLANG, TENSORRT_LLM})
+# Runtimes whose sliding-window layers cache, and attend over, the whole context: ik_llama.cpp
+# allocates "full-context KV" for a model's SWA layers and has no window-sized cache for them
+# (ikawrakow/ik_llama.cpp issue #1607, "SWA KV cache compression for Gemma 4 (and other SWA
+# models)", 2026-04-09, open when read 2026-12-07), its attention running over every cached
+# position under the window's mask (serve/workload.model_as_run).
+RUNTIMES_WITHOUT_WINDOWED_CACHE = frozenset({IK_LLAMA_CPP})
 # Hybrid runtimes that compute the CPU-resident experts' prefill on the CPU (KTransformers'
 # CPU MoE kernels) rather than copying them to the GPU per micro-batch as llama.cpp does.
 RUNTIMES_COMPUTING_EXPERTS_ON_CPU = frozenset({KTRANSFORMERS})
@@ -182,8 +188,15 @@ class RuntimeConstants:
     # GB/s one GPU SM (compute unit) streams in this runtime's weight reads (serve/hardware.py,
     # streamed_bandwidth_efficiency); None: no cap, the prior.
     unit_stream_gbps: float | None = None
+    # m½ of routed experts' prefill GEMMs in this runtime's kernels on this class (serve/
+    # prefill.py, expert_gemm_underfill); None: the table's pooled value
+    # (`Efficiency.expert_gemm_half_rows`), until MoE prompts of its own pin it.
+    expert_gemm_half_rows: float | None = None
 
-    def as_device_class(self) -> DeviceClass:
+    def as_device_class(self, pooled_half_rows: float = NO_EXPERT_GEMM_UNDERFILL) -> DeviceClass:
+        """These constants as the device class computes with them; `pooled_half_rows`: the
+        table's m½ where the entry has none of its own."""
+        own = self.expert_gemm_half_rows
         return DeviceClass(
             name=self.device_class,
             bandwidth_efficiency=self.bandwidth_efficiency,
@@ -191,6 +204,7 @@ class RuntimeConstants:
             layer_overhead_s=self.layer_overhead_s,
             attention_efficiency=self.attention_efficiency,
             unit_stream_gbps=self.unit_stream_gbps,
+            expert_gemm_half_rows=pooled_half_rows if own is None else own,
         )
 
 
@@ -203,8 +217,10 @@ class Efficiency:
     corpus_assembled: str = ""
     routing_pool_fraction: float = UNIFORM_ROUTING
     routing_pool_fitted_on: tuple[str, ...] = ()
-    # m½ of routed experts' prefill GEMMs (serve/prefill.py, expert_gemm_underfill): one global
-    # value fitted on MoE prefill rows on GPUs; 0, the prior, is no underfill.
+    # m½ of routed experts' prefill GEMMs (serve/prefill.py, expert_gemm_underfill), pooled:
+    # fitted on every MoE prefill row on GPUs and unified memory, it stands for the runtimes
+    # and classes without an m½ of their own (`RuntimeConstants.expert_gemm_half_rows`); 0,
+    # the prior, is no underfill.
     expert_gemm_half_rows: float = NO_EXPERT_GEMM_UNDERFILL
     expert_gemm_fitted_on: tuple[str, ...] = ()
     # The fixed cost of each machine boundary a token crosses over llama.cpp's RPC backend
@@ -262,7 +278,7 @@ class Efficiency:
 
     def device_class(self, runtime: str | None, location: str) -> DeviceClass:
         runtime = runtime or DEFAULT_RUNTIME[location]
-        constants = self.get(runtime, location).as_device_class()
+        constants = self.get(runtime, location).as_device_class(self.expert_gemm_half_rows)
         if runtime in RUNTIMES_WITH_UNFUSED_MOE_ROUTING:
             return dataclasses.replace(constants, moe_layer_extra=self.moe_layer_extra)
         return constants
@@ -324,6 +340,7 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
                 "layer_overhead_s": e.layer_overhead_s,
                 "attention_efficiency": e.attention_efficiency,
                 "unit_stream_gbps": e.unit_stream_gbps,
+                "expert_gemm_half_rows": e.expert_gemm_half_rows,
                 "fitted_on": list(e.fitted_on),
                 "note": e.note,
             }
@@ -373,6 +390,11 @@ def _entry_from_json(entry: object, path: str) -> RuntimeConstants:
             None
             if entry.get("unit_stream_gbps") is None
             else _fraction(entry, "unit_stream_gbps", path, upper=MAX_UNIT_STREAM_GBPS)
+        ),
+        expert_gemm_half_rows=(
+            None
+            if entry.get("expert_gemm_half_rows") is None
+            else _fraction(entry, "expert_gemm_half_rows", path, upper=MAX_EXPERT_GEMM_HALF_ROWS)
         ),
         fitted_on=fitted_on,
         note=str(entry.get("note", "")),

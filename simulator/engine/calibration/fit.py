@@ -158,6 +158,8 @@ def _fit_key(
         fitted = pairs
         if name == "layer_overhead_s":
             fitted = [(row, setup) for row, setup in pairs if runs_at_home(setup, key[1])]
+        if name == "expert_gemm_half_rows":
+            fitted = _own_expert_prompts(key, pairs)
 
         def loss(
             value: float | None,
@@ -207,7 +209,23 @@ def _grids(
         grids["flops_efficiency"] = FRACTION_GRID
     if any(attention_heavy(setup) and runs_at_home(setup, key[1]) for _, setup in pairs):
         grids["attention_efficiency"] = FRACTION_GRID
+    if _own_expert_prompts(key, pairs):
+        grids["expert_gemm_half_rows"] = EXPERT_GEMM_GRID
     return grids
+
+
+def _own_expert_prompts(
+    key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> list[tuple[MeasurementRow, Setup]]:
+    """The key's MoE prompts computed on its own class (a GPU or unified memory), when they
+    come from at least MIN_ROUTING_SOURCES sources: they pin the m½ of its kernels; fewer,
+    and the key takes the pooled m½."""
+    own = [
+        (row, setup)
+        for row, setup in pairs
+        if depends_on_expert_gemms(setup) and runs_at_home(setup, key[1])
+    ]
+    return _from_enough_sources(own)
 
 
 def reads_on_counted_units(setup: Setup) -> bool:
@@ -245,6 +263,8 @@ def _with(table: Efficiency, key: Key, name: str, value: float | None) -> Effici
     entry = table.get(*key)
     if name == "unit_stream_gbps":
         return table.replace(replace(entry, unit_stream_gbps=value))
+    if name == "expert_gemm_half_rows":
+        return table.replace(replace(entry, expert_gemm_half_rows=value))
     assert value is not None
     if name == "bandwidth_efficiency":
         return table.replace(replace(entry, bandwidth_efficiency=value))
@@ -345,6 +365,19 @@ def _fit_global(
     return at(grid_minimum(GLOBAL_GRIDS[name], loss))
 
 
+def _fit_pooled_half_rows(
+    table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    """The pooled m½: fitted on every MoE prompt on a GPU or unified memory as if no key had
+    an m½ of its own, so that it is what a runtime with no MoE prompts of its own is best
+    given (the keys' own values kept)."""
+    pooled = replace(
+        table, entries=tuple(replace(e, expert_gemm_half_rows=None) for e in table.entries)
+    )
+    value = _fit_global(pooled, "expert_gemm_half_rows", pairs).expert_gemm_half_rows
+    return replace(table, expert_gemm_half_rows=value)
+
+
 def _from_enough_sources(
     pairs: list[tuple[MeasurementRow, Setup]],
 ) -> list[tuple[MeasurementRow, Setup]]:
@@ -416,7 +449,7 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
         if routed:
             table = _fit_routing(table, routed)
         if experts:
-            table = _fit_global(table, "expert_gemm_half_rows", experts)
+            table = _fit_pooled_half_rows(table, experts)
         if networked:
             table = _fit_global(table, "network_hop_s", networked)
         if unfused:

@@ -65,25 +65,20 @@ def _setup_runtime(setup: Setup) -> str:
     return setup.runtime
 
 
-# A workload's placement and counts depend on the table only through its two global
-# constants, so the fit, which predicts each row at hundreds of tables, works them out once per
-# (workload, routing pool fraction, expert GEMM half rows). Bounded: a grid over the routing
-# pool makes ~80 entries for each batched MoE decode row.
+# A workload's placement and counts depend on the table only through its routing pool
+# fraction, so the fit, which predicts each row at hundreds of tables, works them out once per
+# (workload, routing pool fraction). Bounded: a grid over the routing pool makes ~80 entries
+# for each batched MoE decode row.
 @lru_cache(maxsize=16384)
-def _placed(
-    workload: InferWorkload, routing_pool_fraction: float, expert_gemm_half_rows: float
-) -> PlacedWorkload:
+def _placed(workload: InferWorkload, routing_pool_fraction: float) -> PlacedWorkload:
     return placed_workload(
-        workload,
-        model_parts(workload.model),
-        routing_pool_fraction=routing_pool_fraction,
-        expert_gemm_half_rows=expert_gemm_half_rows,
+        workload, model_parts(workload.model), routing_pool_fraction=routing_pool_fraction
     )
 
 
 def _simulate(setup: InferSetup, efficiency: Efficiency) -> InferenceResult:
     w = setup.request.workload
-    placed = _placed(w, efficiency.routing_pool_fraction, efficiency.expert_gemm_half_rows)
+    placed = _placed(w, efficiency.routing_pool_fraction)
     return simulate_inference(setup.request, efficiency, placed=placed)
 
 

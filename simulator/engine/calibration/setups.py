@@ -52,7 +52,7 @@ from simulator.engine.serve.offline_run import (
     offline_concurrency,
 )
 from simulator.engine.serve.placement import model_parts, place
-from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload
+from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload, model_as_run
 from simulator.engine.train.compute import HF_EAGER_TRAFFIC, PEFT_EAGER_TRAFFIC, EagerTraffic
 from simulator.engine.train.data_parallel import data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
@@ -1579,7 +1579,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         )
         placement = "gpu"
     workload = InferWorkload(
-        model=model,
+        model=model_as_run(model, runtime),
         quant=_weights(row, model),
         placement=placement,
         context=tokens + gen // 2 if serving else tokens if phase == "decode" else tokens + depth,

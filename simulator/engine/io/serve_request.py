@@ -26,6 +26,7 @@ from simulator.engine.serve.workload import (
     DEFAULT_UBATCH,
     INFER,
     InferWorkload,
+    model_as_run,
 )
 
 MAX_CONTEXT = 10_000_000
@@ -46,8 +47,9 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
     choice(workload, "kind", path, (INFER,), INFER)
     if workload.get("quant") is None:
         raise EngineInputError(field="workload.quant", message="is required")
+    runtime = _runtime(workload)
     return InferWorkload(
-        model=workload_model(workload),
+        model=model_as_run(workload_model(workload), runtime),
         quant=weight_scheme(workload["quant"]),
         placement=choice(workload, "placement", path, PLACEMENTS, "gpu"),
         context=integer(workload, "context", path, DEFAULT_CONTEXT, upper=MAX_CONTEXT),
@@ -64,7 +66,7 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
         ),
         ubatch=integer(workload, "ubatch", path, DEFAULT_UBATCH, upper=MAX_CONTEXT),
         offload_from_layer=optional_integer(workload, "offload_from_layer", path, upper=MAX_LAYER),
-        runtime=_runtime(workload),
+        runtime=runtime,
         sparse_attention=optional_boolean(workload, "sparse_attention", path),
         kv_cache_on_cpu=bool(optional_boolean(workload, "kv_cache_on_cpu", path)),
         gpu_layers=optional_integer(workload, "gpu_layers", path, upper=MAX_LAYER),

@@ -112,7 +112,6 @@ def _layouts(workload: InferWorkload, parts: ModelParts, table: Efficiency) -> L
                 placed,
                 parts,
                 routing_pool_fraction=table.routing_pool_fraction,
-                expert_gemm_half_rows=table.expert_gemm_half_rows,
             )
         except EngineInputError as exc:
             return exc

@@ -51,6 +51,10 @@ class DeviceClass:
     # What a layer of routed experts costs beyond a dense layer, in this class's per-layer
     # costs (decode.py, "layer_overhead"): 0, the prior, counts it as a dense layer.
     moe_layer_extra: float = 0.0
+    # m½ of routed experts' prefill GEMMs in this runtime's kernels on this class: the rows
+    # per expert at which they reach half the dense GEMM efficiency (prefill.py,
+    # "expert_gemm_underfill"); 0, the prior, is no underfill.
+    expert_gemm_half_rows: float = 0.0
 
     def overhead_s(self, layer_visits: float, moe_layer_visits: float) -> float:
         """The fixed per-layer seconds of `layer_visits` layers, `moe_layer_visits` of them
@@ -283,7 +287,9 @@ def memory_and_compute_s(cost: Cost, device: Device) -> tuple[float, float]:
     class's efficiencies (decode and prefill add or compare them, each as its docstring says)."""
     cls = device.device_class
     memory = cost.memory_bytes / (device.bandwidth_bps * streamed_bandwidth_efficiency(device))
-    compute = cost.flops / (device.peak_flops * cls.flops_efficiency)
+    compute = (cost.flops + cost.underfill_flops * cls.expert_gemm_half_rows) / (
+        device.peak_flops * cls.flops_efficiency
+    )
     activations_peak = device.attention_peak_flops or device.peak_flops
     if cost.attention_flops:
         compute += cost.attention_flops / (activations_peak * cls.attention_flops_efficiency)

@@ -211,11 +211,9 @@ def placed_workload(
     parts: ModelParts,
     *,
     routing_pool_fraction: float,
-    expert_gemm_half_rows: float = 0.0,
 ) -> PlacedWorkload:
-    """`workload` in `workload.placement`; `parts`: `model_parts(workload.model)`; the two
-    global fitted constants of the efficiency table (decode's routing pool, prefill's expert
-    GEMM underfill)."""
+    """`workload` in `workload.placement`; `parts`: `model_parts(workload.model)`; the
+    efficiency table's routing pool fraction (decode's one global fitted constant)."""
     w = workload
     placement = place(
         parts,
@@ -251,7 +249,6 @@ def placed_workload(
             ubatch=w.ubatch,
             experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU
             or w.repacked_experts,
-            expert_gemm_half_rows=expert_gemm_half_rows,
             sparse_attention=sparse,
         ),
     )
@@ -359,6 +356,5 @@ def simulate_inference(
             w,
             model_parts(w.model),
             routing_pool_fraction=table.routing_pool_fraction,
-            expert_gemm_half_rows=table.expert_gemm_half_rows,
         )
     return run_placed(placed, request, devices, network_hop_s=table.network_hop_s)

@@ -101,8 +101,6 @@ class PrefillInputs:
     depth: int = 0  # tokens already in the cache
     kv_bytes_per_token: float = 0.0
     ubatch: int = 0  # tokens per micro-batch (0: the whole prompt at once)
-    # m½ of the routed experts' GEMMs (expert_gemm_underfill); 0: no underfill.
-    expert_gemm_half_rows: float = 0.0
     # Sparse attention kernels run a sparse-attention indexer's choice (decode.DecodeInputs).
     sparse_attention: bool = False
 
@@ -145,21 +143,22 @@ def rows_per_expert(tokens: int, ubatch: int, experts: int, experts_per_token: i
 @PREFILL_RULES.register("expert_gemm_underfill")
 def expert_gemm_underfill(x: PrefillInputs) -> Cost:
     """A routed expert's GEMM gets only m rows per micro-batch (rows_per_expert), and a GPU
-    GEMM tile wants far more (CUTLASS and llama.cpp's MMQ tile 64–128 rows): with few rows
-    the tensor cores idle on padding and each expert's weights are re-read per tile. The
-    GEMM then runs at m/(m + m½) of the dense efficiency, i.e. its FLOPs cost as
-    (1 + m½/m) times as many: this rule adds the m½/m share. m½ (`expert_gemm_half_rows`)
-    is one fitted constant (docs/model.md, "Prefill"); CPUs, which compute a row at a time,
-    pay none."""
+    GEMM tile wants far more (CUTLASS and llama.cpp's MMQ tile 64–128 rows, Metal's
+    simdgroup kernels 32): with few rows the tensor cores idle on padding and each expert's
+    weights are re-read per tile. The GEMM then runs at m/(m + m½) of the dense efficiency,
+    i.e. its FLOPs cost as (1 + m½/m) times as many: this rule counts the expert FLOPs over
+    m, which the device multiplies by its runtime's m½ (`DeviceClass.expert_gemm_half_rows`,
+    fitted per runtime and device class: the tile is the kernel's; docs/model.md,
+    "Prefill"). CPUs, which compute a row at a time, pay none."""
     parts = x.placement.parts
-    if not x.expert_gemm_half_rows or not parts.num_experts or HOME[x.placement.name] == CPU:
+    if not parts.num_experts or HOME[x.placement.name] == CPU:
         return ZERO
     layers = parts.moe_layers
     if x.experts_stay_on_cpu:
         layers -= x.placement.offloaded_expert_layers
     m = rows_per_expert(x.tokens, x.ubatch, parts.num_experts, parts.experts_per_token)
     expert_flops = FLOPS_PER_MAC * layers * parts.experts_per_token * parts.expert * x.tokens
-    return Cost(flops=float(expert_flops * x.expert_gemm_half_rows / m))
+    return Cost(underfill_flops=float(expert_flops / m))
 
 
 @PREFILL_RULES.register("lm_head")
@@ -337,14 +336,13 @@ def prefill_work(
     experts_compute_on_cpu: bool = False,
     depth: int = 0,
     kv_bytes_per_token: float = 0.0,
-    expert_gemm_half_rows: float = 0.0,
     sparse_attention: bool = False,
 ) -> PrefillWork:
     inputs = PrefillInputs(
         placement=placement, model=model, tokens=tokens,
         micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
         depth=depth, kv_bytes_per_token=kv_bytes_per_token, ubatch=ubatch,
-        expert_gemm_half_rows=expert_gemm_half_rows, sparse_attention=sparse_attention,
+        sparse_attention=sparse_attention,
     )  # fmt: skip
     return PrefillWork(
         home=HOME[placement.name],

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from simulator.engine.calibration.efficiency import SPARSE_ATTENTION_RUNTIMES
+from simulator.engine.calibration.efficiency import (
+    RUNTIMES_WITHOUT_WINDOWED_CACHE,
+    SPARSE_ATTENTION_RUNTIMES,
+)
 from simulator.engine.formats.weights import WeightScheme
 from simulator.engine.model.config import ModelShape
 from simulator.engine.serve.kv_cache import DEFAULT_KV_CACHE_TYPE
@@ -13,6 +16,20 @@ INFER = "infer"
 DEFAULT_CONTEXT = 4096
 DEFAULT_PROMPT_TOKENS = 512
 DEFAULT_UBATCH = 512  # llama.cpp's default -ub
+# A sliding window no context reaches: the layer caches and attends every position.
+UNBOUNDED_WINDOW = 2**62
+
+
+def model_as_run(model: ModelShape, runtime: str | None) -> ModelShape:
+    """`model` as `runtime` runs it: on a runtime without window-sized caches
+    (RUNTIMES_WITHOUT_WINDOWED_CACHE) its sliding-window layers keep their own shape but
+    cache and attend over the whole context, as full layers do. DeepSeek V4's window beside
+    its compressed entries is another attention, kept as it is."""
+    if runtime not in RUNTIMES_WITHOUT_WINDOWED_CACHE or not model.sliding_layers:
+        return model
+    if model.csa_layers or model.hca_layers:
+        return model
+    return replace(model, sliding_window=UNBOUNDED_WINDOW)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
