@@ -65,7 +65,8 @@
 # fitted on its own MoE prompts (a pooled value for runtimes without them): Apple's kernels
 # lose far less to few rows per expert than CUDA's tensor-core tiles; ik_llama.cpp caches and
 # attends the whole context in a model's sliding-window layers (no window-sized cache).
+# 1.22: the constants fitted by least absolute log errors (the median's loss), not squared ones.
 
-ENGINE_VERSION = "1.21.0"
+ENGINE_VERSION = "1.22.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -1,17 +1,19 @@
 """Fit the efficiency constants on the corpus: `python -m simulator.engine.calibration.fit`
 rewrites `data/efficiency.json` (add `--check` to only compare with the shipped file).
 
-Each (runtime, device class) key has up to five constants (bandwidth and FLOPS efficiency,
-per-layer overhead, attention efficiency, per-SM streaming rate). Coordinate descent
-over fixed grids minimizes, over the rows whose prediction uses the key, the sum of squared
-log errors plus a weak pull towards the prior (so a constant no row is sensitive to stays at
-its prior). Each round then fits the one global routing pool fraction f
+Each (runtime, device class) key has up to six constants (bandwidth and FLOPS efficiency,
+per-layer overhead, attention efficiency, per-SM streaming rate, the m½ of its routed experts'
+prompt GEMMs). Coordinate descent over fixed grids minimizes, over the rows whose prediction
+uses the key, the sum of absolute log errors (`_log_error_loss`: the median's loss, as the
+accuracy is scored by the median |error|, and one mis-measured row pulls no harder than any
+other wrong by as much) plus a weak pull towards the prior (so a constant no row is sensitive
+to stays at its prior). Each round then fits the one global routing pool fraction f
 (decode.distinct_experts) on the rows whose prediction depends on it, batched MoE decode
-(batch ≥ 2), the same way (pull towards uniform routing, 1.0), the one global m½ of routed
-experts' prefill GEMMs on MoE prefill rows computed on GPUs, the one global cost of a
-machine boundary on rows of several machines (llama.cpp RPC), and the one global extra cost
-of a routed-expert layer on the decodes of runtimes that launch MoE routing unfused. Grids,
-order and tie-breaks are fixed, so the fit is deterministic.
+(batch ≥ 2), the same way (pull towards uniform routing, 1.0), the pooled m½ on every MoE
+prefill row computed on GPUs, the one global cost of a machine boundary on rows of several
+machines (llama.cpp RPC), and the one global extra cost of a routed-expert layer on the
+decodes of runtimes that launch MoE routing unfused. Grids, order and tie-breaks are fixed,
+so the fit is deterministic.
 """
 
 from __future__ import annotations
@@ -106,20 +108,25 @@ def resolved_rows(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, 
     return resolved
 
 
-def _squared_log_errors(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
+def _log_error_loss(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
+    """Σ |log(predicted / measured)| over `pairs`: least absolute deviations in log space,
+    whose minimum is the constants that make the rows' median error zero. Squared log errors
+    (engines 1.1–1.21) let a row 3× off weigh as much as 28 rows 20 % off, so a run on a
+    broken build or a misread figure moved a key's constants for every row beside it
+    (docs/accuracy.md, "What moved in engine 1.22.0")."""
     total = 0.0
     for row, setup in pairs:
         try:
             predicted, _ = predicted_value(setup, table, row.unit)
         except EngineInputError:
             return math.inf
-        total += math.log(predicted / row.value) ** 2
+        total += abs(math.log(predicted / row.value))
     return total
 
 
 def _loss(table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
     entry, prior = table.get(*key), PRIOR_EFFICIENCY.get(*key)
-    total = _squared_log_errors(table, pairs)
+    total = _log_error_loss(table, pairs)
     for name in CONSTANTS:
         value = getattr(entry, name)
         base = getattr(prior, name)
@@ -293,11 +300,11 @@ def depends_on_routing(setup: Setup) -> bool:
 
 
 def _fit_routing(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> Efficiency:
-    """The grid value of f minimizing the squared log errors of `pairs` plus the weak pull
+    """The grid value of f minimizing the absolute log errors of `pairs` plus the weak pull
     towards uniform routing; ties keep the larger f (the nearer uniform)."""
 
     def loss(fraction: float) -> float:
-        errors = _squared_log_errors(replace(table, routing_pool_fraction=fraction), pairs)
+        errors = _log_error_loss(replace(table, routing_pool_fraction=fraction), pairs)
         return errors + PRIOR_WEIGHT * math.log(fraction / UNIFORM_ROUTING) ** 2
 
     # Searched from the uniform end so that ties keep the larger f.
@@ -353,14 +360,14 @@ def _fit_global(
     table: Efficiency, name: str, pairs: Sequence[tuple[MeasurementRow, Setup]]
 ) -> Efficiency:
     """The value of the table's global constant `name` on its grid (GLOBAL_GRIDS) minimizing
-    the squared log errors of `pairs`; ties keep the smaller (the nearer the prior)."""
+    the absolute log errors of `pairs`; ties keep the smaller (the nearer the prior)."""
 
     def at(value: float) -> Efficiency:
         change: dict[str, Any] = {name: value}  # one of Efficiency's float fields
         return replace(table, **change)
 
     def loss(value: float) -> float:
-        return _squared_log_errors(at(value), pairs)
+        return _log_error_loss(at(value), pairs)
 
     return at(grid_minimum(GLOBAL_GRIDS[name], loss))
 

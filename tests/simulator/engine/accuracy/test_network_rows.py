@@ -115,8 +115,8 @@ def test_the_hop_cost_is_the_grid_value_that_best_fits_rows_of_several_machines(
 
 def test_the_shipped_hop_cost_is_fitted_on_the_rpc_rows_with_a_stated_network() -> None:
     """kyuz0/amd-strix-halo-toolboxes' two Framework Desktops on 50 Gbps Ethernet (R084–R091,
-    two log files, two sources): the fit's value, on its grid, from those rows only."""
+    four log files, four sources): the fit's value, on its grid, from those rows only (0 s
+    under absolute log errors: the rows read as well with the network's bytes alone)."""
     shipped = load_efficiency()
     assert shipped.network_hop_s in NETWORK_HOP_GRID_S
-    assert shipped.network_hop_s > 0
     assert set(shipped.network_hop_fitted_on) == {f"R0{n}" for n in range(84, 92)}
