@@ -113,6 +113,24 @@ class ServeSimulationForm(ServeWorkloadForm):
         label="Whole system (unified memory)", required=False,
         help_text="Apple silicon, DGX Spark, Strix Halo: leave the GPU and CPU empty",
     )  # fmt: skip
+    # A serving run (docs/model.md, "Serving runs"): empty output tokens, none.
+    batch = forms.IntegerField(
+        label="Requests in flight at most", required=False, min_value=1,
+        help_text="slots (llama-server -np, vLLM max_num_seqs), each holding the context",
+    )  # fmt: skip
+    prompt_tokens = forms.IntegerField(label="Prompt tokens", required=False, min_value=1)
+    output_tokens = forms.IntegerField(
+        label="Output tokens a request", required=False, min_value=1,
+        help_text="a serving run: latency and throughput of many requests; empty: none",
+    )  # fmt: skip
+    request_rate_per_s = forms.FloatField(
+        label="Requests a second", required=False,
+        help_text="empty: every slot kept busy",
+    )  # fmt: skip
+    requests = forms.IntegerField(
+        label="Requests in the run", required=False, min_value=1,
+        help_text="empty: an endless stream",
+    )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -121,6 +139,13 @@ class ServeSimulationForm(ServeWorkloadForm):
             field = self.fields[name]
             assert isinstance(field, forms.ChoiceField)
             field.choices = _device_choices(kind, none)
+
+    def workload(self) -> dict[str, Any]:
+        """The workload, with the serving run's fields that are filled in; the engine checks
+        them (a rate without output tokens lands on its field)."""
+        data = self.cleaned_data
+        run = ("batch", "prompt_tokens", "output_tokens", "request_rate_per_s", "requests")
+        return super().workload() | {key: data[key] for key in run if data[key] is not None}
 
     def hardware(self) -> dict[str, Any]:
         data = self.cleaned_data

@@ -20,6 +20,8 @@ from simulator.engine import (
     MAX_LAYER,
     MAX_LORA_RANK,
     MAX_MACHINES,
+    MAX_REQUEST_RATE_PER_S,
+    MAX_REQUESTS,
     MAX_SEQ_LEN,
     MAX_TOKENS,
     MIX_SEPARATOR,
@@ -198,6 +200,29 @@ INFER_WORKLOAD = {
             }
         ),
         "kv_cache_on_cpu": {"type": "boolean"},
+        "output_tokens": _optional(
+            {
+                **_count(MAX_CONTEXT),
+                "description": "a serving run: each request's output tokens (its prompt is "
+                "prompt_tokens, at most batch in flight, context ≥ prompt + output); the answer's "
+                "serving_run gives the requests in flight, latency and throughput",
+            }
+        ),
+        "request_rate_per_s": _optional(
+            {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_REQUEST_RATE_PER_S,
+                "description": "a serving run's requests sent per second (absent: kept in "
+                "flight by their clients)",
+            }
+        ),
+        "requests": _optional(
+            {
+                **_count(MAX_REQUESTS),
+                "description": "a serving run's number of requests (absent: an open stream)",
+            }
+        ),
         "sparse_attention": _optional(
             {
                 "type": "boolean",

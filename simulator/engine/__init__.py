@@ -73,7 +73,13 @@ from simulator.engine.io.fields import json_path, require_known_fields
 from simulator.engine.io.hardware import MAX_CORES, MAX_GPU_COUNT, MAX_MACHINES, parse_hardware
 from simulator.engine.io.model import workload_model
 from simulator.engine.io.request import parse_request, parse_workload
-from simulator.engine.io.serve_request import MAX_BATCH, MAX_CONTEXT, MAX_LAYER
+from simulator.engine.io.serve_request import (
+    MAX_BATCH,
+    MAX_CONTEXT,
+    MAX_LAYER,
+    MAX_REQUEST_RATE_PER_S,
+    MAX_REQUESTS,
+)
 from simulator.engine.io.train_request import MAX_LORA_RANK, MAX_SEQ_LEN, MAX_TOKENS, TRAIN_MODES
 from simulator.engine.model.layers import reference_layer
 from simulator.engine.model.registry import load_model, model_slugs
@@ -159,6 +165,8 @@ __all__ = [
     "MAX_LAYER",
     "MAX_LORA_RANK",
     "MAX_MACHINES",
+    "MAX_REQUESTS",
+    "MAX_REQUEST_RATE_PER_S",
     "MAX_SEQ_LEN",
     "MAX_TOKENS",
     "MIN_ROWS_FOR_CATEGORY_BAND",

@@ -223,7 +223,11 @@ def error_band_for(
     signed errors, `speed_factor_low`/`_high` multiplying a predicted speed)."""
     report = accuracy_report_get() if report is None else report
     category = band_category(kind, placement, gpu_count, _is_moe(workload), machines)
-    span = band_range(category, report, _figure_runtime(kind, placement, runtime))
+    return _category_band(category, report, _figure_runtime(kind, placement, runtime))
+
+
+def _category_band(category: str, report: AccuracyReport, runtime: str | None) -> dict[str, Any]:
+    span = band_range(category, report, runtime)
     factors = (None, None) if span is None else span.speed_factors
     return {
         "category": category,
@@ -317,7 +321,41 @@ def result_error_band(result: Mapping[str, Any]) -> dict[str, Any]:
     )
     best = result.get("best") if isinstance(result.get("best"), Mapping) else {}
     figures = {**result, **(best or {})}
-    return {**band, **figure_ranges(figures, band)}
+    banded = {**band, **figure_ranges(figures, band)}
+    run = result.get("serving_run")
+    if isinstance(run, Mapping):  # a serving run's figures carry the batched serving rows'
+        runtime = _figure_runtime(kind, None if placement is None else str(placement),
+                                  workload.get("runtime"))  # fmt: skip
+        run_band = _category_band("serving_batched", accuracy_report_get(), runtime)
+        rate = workload.get("request_rate_per_s")
+        banded["serving_run"] = {**run_band, **serving_run_ranges(run, run_band, rate)}
+    return banded
+
+
+def serving_run_ranges(
+    run: Mapping[str, Any], band: Mapping[str, Any], rate_per_s: float | None = None
+) -> dict[str, Any]:
+    """`<field>_range` for a serving run's rates (× the band's factors) and times (÷ them).
+    Requests sent at `rate_per_s` complete no faster than they arrive, however fast the
+    server: a rate's range stops there (as many tokens a second as that many requests hold)."""
+    low, high = band.get("speed_factor_low"), band.get("speed_factor_high")
+    if low is None or high is None:
+        return {}
+    ranges: dict[str, Any] = {}
+    per_request = {
+        "requests_per_s": 1.0,
+        "output_tokens_per_s": run["output_tokens_per_s"] / run["requests_per_s"],
+        "total_tokens_per_s": run["total_tokens_per_s"] / run["requests_per_s"],
+    }
+    for name, tokens in per_request.items():
+        top = run[name] * high
+        if rate_per_s is not None:
+            top = min(top, max(run[name], rate_per_s * tokens))
+        ranges[f"{name}_range"] = [run[name] * low, top]
+    for name in ("request_latency_s", "duration_s"):
+        if isinstance(run.get(name), int | float):
+            ranges[f"{name}_range"] = [run[name] / high, run[name] / low]
+    return ranges
 
 
 def simulation_result_banded(result: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -99,3 +99,25 @@ def test_a_stored_ranking_run_shows_banded_rows(catalog: None, corpus: int) -> N
     body = APIClient().get(f"/api/simulations/{run.pk}").json()
     assert body["result"]["rows"]
     assert all("error_band" in row for row in body["result"]["rows"])
+
+
+def test_a_serving_runs_figures_carry_the_batched_serving_band(corpus: int) -> None:
+    """Rates × the band's speed factors and times ÷ them, as for every speed; a run sent at 5
+    requests a second completes no faster than they arrive, so its rates stop there."""
+    workload = {
+        "kind": "infer", "model": "llama-3.1-8b", "quant": "BF16", "runtime": "vllm",
+        "context": 1200, "prompt_tokens": 1000, "output_tokens": 200, "batch": 256,
+        "request_rate_per_s": 5, "requests": 500,
+    }  # fmt: skip
+    result = simulate({"workload": workload, "hardware": {"gpu": {"name": "H100 SXM"}}})
+    run, band = result["serving_run"], result["error_band"]["serving_run"]
+    assert band["category"] == "serving_batched"
+    assert band["typical_abs_error"] == pytest.approx(expected_band("serving_batched"))
+    low, high = band["speed_factor_low"], band["speed_factor_high"]
+    assert run["output_tokens_per_s"] * high > 5 * 200  # the band alone would pass the arrivals
+    assert band["output_tokens_per_s_range"] == pytest.approx(
+        [run["output_tokens_per_s"] * low, 5 * 200]
+    )
+    assert band["requests_per_s_range"] == pytest.approx([run["requests_per_s"] * low, 5.0])
+    latency = run["request_latency_s"]
+    assert band["request_latency_s_range"] == pytest.approx([latency / high, latency / low])

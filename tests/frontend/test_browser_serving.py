@@ -164,3 +164,34 @@ def test_a_config_json_pasted_on_the_serving_simulate_page_is_served_at_its_own_
         wait_for_chart(page, canvas)
     screenshots(page, "serving-simulate-own-model")
     assert watch.problems() == []
+
+
+def test_a_serving_run_on_the_simulate_page_answers_a_rate_and_flags_saturation(
+    live_server: LiveServer, page: Page
+) -> None:
+    """The run's fields sit in their own fold; a rate the slots keep up with fills some of
+    them, and raising it past what they complete redraws the run as saturated, no reload."""
+    watch = ConsoleWatch(page)
+    query = ("gpu=RTX+3090&gpu_count=1&cpu=EPYC+9124&ram_gb=128&model=glm-4.7-flash"
+             "&quant=Q4_K_M&context=1200&placement=gpu&batch=16&prompt_tokens=1000"
+             "&output_tokens=200&requests=100&request_rate_per_s=0.5")  # fmt: skip
+    page.goto(f"{live_server.url}/simulate/serve/?{query}")
+    run = page.locator("#serving-run")
+    expect(run).to_contain_text("of 16 slots")
+    expect(page.locator("#serving-run-saturated")).to_have_count(0)
+    assert page.locator("details.serving-run-fields").get_attribute("open") is not None
+    calm = int(page.locator("#serving-run-concurrency").inner_text())
+    assert 1 <= calm < 16
+
+    page.locator("#id_request_rate_per_s").fill("1000")
+    page.locator("#id_request_rate_per_s").dispatch_event("change")
+
+    expect(page).to_have_url(re.compile(r"request_rate_per_s=1000"))
+    expect(page.locator("#serving-run-saturated")).to_be_visible()
+    expect(page.locator("#serving-run-concurrency")).to_have_text("16")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(300)  # Chart.js redraws its canvases on resize
+        assert page_overflow(page) is None
+    screenshots(page, "serving-run")
+    assert watch.problems() == []

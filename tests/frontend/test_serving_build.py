@@ -321,3 +321,49 @@ def test_the_decode_step_is_shown_term_by_term_with_the_bandwidth_its_reads_sust
     assert gddr["memory_share"] == pytest.approx(831 / 936)
     assert gddr["uncapped_share"] == pytest.approx(gddr["fitted_share"] * 831 / 936)
     assert "a streaming benchmark sustains 88.8 % of its peak bandwidth" in unescape(_text(rtx))
+
+
+RUN = {**OWN, "context": "1200", "placement": "gpu", "batch": "16", "prompt_tokens": "1000",
+       "output_tokens": "200", "requests": "100"}  # fmt: skip
+
+
+def test_a_serving_run_on_the_simulate_page_is_the_engines_and_says_when_it_saturates(
+    client: Client,
+) -> None:
+    """The page's figures are the engine's serving run for the same body; a rate the slots
+    keep up with fills fewer of them, one they cannot is flagged as saturated."""
+    calm = client.get("/simulate/serve/", {**RUN, "request_rate_per_s": "0.5"})
+    assert calm.status_code == 200, calm.context["form"].errors
+    assert "result" in calm.context, calm.context["form"].errors
+    run = calm.context["result"]["serving_run"]
+    body = {"workload": {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M",
+                         "context": 1200, "placement": "gpu", "batch": 16, "prompt_tokens": 1000,
+                         "output_tokens": 200, "requests": 100, "request_rate_per_s": 0.5},
+            "hardware": {"gpu": "RTX 3090", "gpu_count": 1, "cpu": "EPYC 9124",
+                         "ram_gb": 128}}  # fmt: skip
+    engine = simulate(parse_request(body))
+    assert isinstance(engine, InferenceResult)
+    assert engine.serving is not None
+    assert run["concurrency"] == engine.serving.concurrency < 16
+    assert run["output_tokens_per_s"] == pytest.approx(engine.serving.output_tokens_per_s)
+    text = _text(calm)
+    assert f'id="serving-run-concurrency">{run["concurrency"]}</strong>' in text
+    assert 'id="serving-run-saturated"' not in text
+
+    flood = client.get("/simulate/serve/", {**RUN, "request_rate_per_s": "1000"})
+    assert flood.context["result"]["serving_run"]["concurrency"] == 16
+    assert 'id="serving-run-saturated"' in _text(flood)
+
+    plain = client.get("/simulate/serve/", OWN)
+    assert plain.context["result"]["serving_run"] is None
+    assert 'id="serving-run"' not in _text(plain)
+
+
+def test_a_rate_without_output_tokens_is_refused_on_its_field(client: Client) -> None:
+    response = client.get(
+        "/simulate/serve/", {**RUN, "output_tokens": "", "request_rate_per_s": "2"}
+    )
+    assert "result" not in response.context
+    errors = response.context["form"].errors
+    message = " ".join(errors.get("request_rate_per_s", []))
+    assert "needs “Output tokens a request”" in message, errors

@@ -226,3 +226,57 @@ def test_whole_layers_in_host_ram_answer_with_what_sits_where() -> None:
     )
     assert no_cpu.status_code == 400
     assert "hardware.cpu" in no_cpu.json()["errors"]
+
+
+LLAMA_8B_RUN = {
+    "kind": "infer", "model": "llama-3.1-8b", "quant": "BF16", "runtime": "vllm",
+    "context": 1200, "prompt_tokens": 1000, "output_tokens": 200, "batch": 256,
+}  # fmt: skip
+H100 = {"gpu": {"name": "H100 SXM"}, "gpu_count": 1}
+
+
+@pytest.mark.django_db
+def test_a_serving_run_at_a_rate_keeps_littles_law_and_is_echoed() -> None:
+    """500 requests at 5 a second: the requests in flight c complete c / latency ≥ 5 a
+    second (one fewer would not), and the run lasts the arrivals' 100 s and the last one."""
+    slow = _post({"workload": {**LLAMA_8B_RUN, "request_rate_per_s": 5, "requests": 500},
+                  "hardware": H100})  # fmt: skip
+    assert slow.status_code == 200, slow.json()
+    result = slow.json()["result"]
+    assert result["workload"]["request_rate_per_s"] == 5.0
+    assert result["workload"]["requests"] == 500
+    run = result["serving_run"]
+    assert not run["saturated"]
+    assert 1 < run["concurrency"] < 256
+    assert run["concurrency"] / run["request_latency_s"] >= 5.0
+    assert run["duration_s"] == pytest.approx(500 / 5 + run["request_latency_s"])
+    assert run["output_tokens_per_s"] == pytest.approx(500 * 200 / run["duration_s"])
+    assert run["total_tokens_per_s"] == pytest.approx(500 * 1200 / run["duration_s"])
+
+    flood = _post({"workload": {**LLAMA_8B_RUN, "request_rate_per_s": 1000, "requests": 500},
+                   "hardware": H100})  # fmt: skip
+    full = flood.json()["result"]["serving_run"]
+    assert full["saturated"]
+    assert full["concurrency"] == 256
+    assert full["output_tokens_per_s"] > run["output_tokens_per_s"]
+    assert full["request_latency_s"] > run["request_latency_s"]
+
+    plain = _post({"workload": {**FLASH, "placement": "gpu"}, "hardware": H100})
+    assert plain.json()["result"]["serving_run"] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"output_tokens": None, "request_rate_per_s": 2}, "workload.request_rate_per_s"),
+     ({"request_rate_per_s": 0}, "workload.request_rate_per_s"),
+     ({"request_rate_per_s": "fast"}, "workload.request_rate_per_s"),
+     ({"requests": 0}, "workload.requests"),
+     ({"context": 1100}, "workload.context")],
+)  # fmt: skip
+def test_a_bad_serving_run_is_a_400_naming_its_field(change: dict[str, object], field: str) -> None:
+    merged = {**LLAMA_8B_RUN, **change}
+    workload = {key: value for key, value in merged.items() if value is not None}
+    response = _post({"workload": workload, "hardware": H100})
+    assert response.status_code == 400, response.json()
+    assert field in response.json()["errors"]

@@ -44,3 +44,24 @@ def test_with_the_corpus_loaded_it_prints_the_likely_ranges(infer_file):
     assert low <= high
     factors = body["error_band"]["speed_factor_low"], body["error_band"]["speed_factor_high"]
     assert (low, high) == pytest.approx(tuple(body["decode_tokens_per_s"] * f for f in factors))
+
+
+def test_a_serving_run_prints_its_requests_in_flight_and_their_pace(tmp_path):
+    """Its line states the JSON's figures: requests in flight, latency, rate, output."""
+    body = {
+        "workload": {"kind": "infer", "model": "llama-3.1-8b", "quant": "BF16",
+                     "runtime": "vllm", "context": 1200, "prompt_tokens": 1000,
+                     "output_tokens": 200, "batch": 256, "request_rate_per_s": 5,
+                     "requests": 500},
+        "hardware": {"gpu": {"name": "H100 SXM"}},
+    }  # fmt: skip
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(body))
+    run_json = json.loads(run("--input", str(path), "--json"))["serving_run"]
+    text = run("--input", str(path))
+    assert (
+        f"serving run: {run_json['concurrency']} in flight (keeps pace), "
+        f"{run_json['request_latency_s']:.2f} s a request, "
+        f"{run_json['requests_per_s']:.2f} requests/s, "
+        f"{run_json['output_tokens_per_s']:.1f} output tok/s"
+    ) in text

@@ -29,6 +29,7 @@ from simulator.engine.serve.inference import (
     simulate_inference,
 )
 from simulator.engine.serve.placement import model_parts
+from simulator.engine.serve.serving_run import batch_latency_s, serving_run
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.simulate import simulate
 from simulator.engine.workload import TrainRequest
@@ -100,18 +101,39 @@ def _decode_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str
 
 
 def _serving_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
-    """N concurrent requests of I prompt and O output tokens, continuously batched: each
-    prompt is processed once (at the prefill rate) and the N sequences decode together at
-    their mean context, so the run of N requests takes N·I / prefill rate + O decode steps of
-    N. Output (or, for a total figure, input and output) tokens over that time."""
+    """Requests of I prompt and O output tokens, continuously batched (serve/serving_run.py):
+    with c in flight each prompt is processed once (at the prefill rate) and the c sequences
+    decode together at their mean context, so a request takes c·I / prefill rate + O decode
+    steps of c. In flight: the workload's batch, or as many as a stated request rate keeps.
+    Output (or, for a total figure, input and output) tokens per second of the run."""
     w = setup.request.workload
-    run = _simulate(setup, efficiency)
-    n, prompt, gen = w.batch, w.prompt_tokens, setup.gen_tokens
-    prefill_s = n * prompt / run.prefill.tokens_per_s
-    decode_s = gen * run.decode.step_s
-    tokens = n * (prompt + gen) if setup.total else n * gen
+    prompt, gen = w.prompt_tokens, setup.gen_tokens
+    runs: dict[int, InferenceResult] = {}
+
+    def latency_s(concurrency: int) -> float:
+        request = replace(setup.request, workload=replace(w, batch=concurrency))
+        run = runs[concurrency] = _simulate(replace(setup, request=request), efficiency)
+        return batch_latency_s(
+            concurrency=concurrency,
+            prompt_tokens=prompt,
+            output_tokens=gen,
+            prefill_tokens_per_s=run.prefill.tokens_per_s,
+            decode_step_s=run.decode.step_s,
+        )
+
+    served = serving_run(
+        latency_s,
+        prompt_tokens=prompt,
+        output_tokens=gen,
+        max_concurrency=w.batch,
+        requests=setup.requests,
+        request_rate_per_s=setup.request_rate_per_s,
+    )
+    n, run = served.concurrency, runs[served.concurrency]
+    prefill_s, decode_s = n * prompt / run.prefill.tokens_per_s, gen * run.decode.step_s
     bound = "prefill" if prefill_s > decode_s else f"decode: {run.decode.bottleneck}"
-    return tokens / (prefill_s + decode_s), f"serving ({n} concurrent): {bound}"
+    value = served.total_tokens_per_s if setup.total else served.output_tokens_per_s
+    return value, f"serving ({n} concurrent): {bound}"
 
 
 def _train_bound(setup: TrainSetup, efficiency: Efficiency) -> tuple[float, str]:

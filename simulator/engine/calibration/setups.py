@@ -459,10 +459,13 @@ def _unmodeled_architecture(model: str) -> str | None:
 class InferSetup:
     request: InferenceRequest
     phase: str  # "prefill", "decode" or "serving"
-    # serving: requests of `prompt_tokens` in, `gen_tokens` out, `concurrency` at once; the
-    # figure is output tokens/s, or input and output together when `total`
+    # serving: requests of `prompt_tokens` in, `gen_tokens` out, at most the workload's
+    # `batch` at once; the figure is output tokens/s, or input and output together when
+    # `total`. Sent at `request_rate_per_s`, `requests` of them (None: all at once).
     gen_tokens: int = 0
     total: bool = False
+    request_rate_per_s: float | None = None
+    requests: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -560,7 +563,7 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             f"{_what_the_unit_measures(row.unit)}",
         ),
         (
-            row.quant.strip().lower() == "not stated",
+            row.quant.strip().lower() == "not stated" and _released_weights(row) is None,
             "the source does not state the weights' quantization, which sets the bytes read",
         ),
         (
@@ -803,10 +806,10 @@ def _serving_lengths(row: MeasurementRow) -> tuple[int, int] | None:
 
 def _serving_concurrency(row: MeasurementRow) -> int | None:
     """Requests in flight at once, as stated; one when the run sent a single prompt (a run
-    stating neither is not modeled); None for
-    an offline throughput run (many prompts queued at once, no rate or concurrency limit),
-    whose concurrency the runtime's batching sets (`_offline_concurrency`). Prompts sent at a
-    stated rate are in flight as long as each takes, which the row does not state."""
+    stating neither is not modeled); None for an offline throughput run (many prompts queued
+    at once, no rate or concurrency limit) or prompts sent at a stated rate, whose in-flight
+    count the runtime's batching caps (`_offline_concurrency`) and the rate sets
+    (serve/serving_run.py)."""
     w = row.workload
     for key in ("max_concurrency", "concurrency", "batch", "parallel_slots"):
         value = w.get(key)
@@ -820,12 +823,14 @@ def _serving_concurrency(row: MeasurementRow) -> int | None:
         )
     if prompts == 1:
         return 1
-    rate = w.get("request_rate")
+    return None
+
+
+def _request_rate(row: MeasurementRow) -> float | None:
+    """Requests sent per second (`--request-rate`); None for none stated or an infinite one."""
+    rate = row.workload.get("request_rate")
     if isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate):
-        raise NotModeled(
-            "prompts sent at a stated request rate are in flight as long as each takes, "
-            "which the row does not state"
-        )
+        return float(rate)
     return None
 
 
@@ -859,9 +864,9 @@ def _offline_concurrency(
         )
     if not _admits_by_kv_pool(row, runtime):
         raise NotModeled(
-            "the row states no concurrency: its prompts were queued at once and the runtime "
-            f"({runtime or 'unknown'}) batched as many as its max batch and KV cache "
-            "allowed, defaults the engine knows for vLLM and SGLang on GPUs only"
+            "the row states no concurrency: the runtime "
+            f"({runtime or 'unknown'}) ran as many of its requests at once as its max batch "
+            "and KV cache allowed, defaults the engine knows for vLLM and SGLang on GPUs only"
         )
     batching = OFFLINE_BATCHING[runtime]
     gpu, count = _gpus(row)
@@ -1125,10 +1130,33 @@ STATED_BPW = re.compile(r"(\d+(?:\.\d+)?)\s*bpw\b", re.IGNORECASE)
 IMATRIX_PREFIX = re.compile(r"^i1-", re.IGNORECASE)
 
 
+# Checkpoints their makers release in one precision only, for a checkpoint runtime's row that
+# serves the checkpoint as released without restating its quantization. DeepSeek-V3's
+# architecture (V3, R1, V3.1, V3.2): "Since FP8 training is natively adopted in our framework,
+# we only provide FP8 weights" (deepseek-ai/DeepSeek-V3, README.md, read 2026-12-07).
+RELEASED_WEIGHTS = {"deepseek-v3": "FP8", "deepseek-v3.2": "FP8"}
+AS_RELEASED = re.compile(r"checkpoint as released|original checkpoint|official checkpoint")
+
+
+def _released_weights(row: MeasurementRow) -> str | None:
+    """The weight type of the checkpoint a vLLM or SGLang row serves as released, where the
+    row states no quantization and the checkpoint comes in one precision only."""
+    if row.quant.strip().lower() != "not stated" or runtime_of(row) not in (VLLM, SGLANG):
+        return None
+    if AS_RELEASED.search(row.caveats.lower()) is None:
+        return None
+    try:
+        return RELEASED_WEIGHTS.get(model_slug(row))
+    except NotModeled:
+        return None
+
+
 def _quant(row: MeasurementRow, moe: bool) -> object:
     """The weight types the row's quantization names. MLX spells its affine formats by their
     bits ("4-bit", "mlx-community/...-4bit"): MLX4 etc.; "16-bit" is BF16. An unpublished
     mix is its base type (`_mix_base`), scaled to the file size in `_weights`."""
+    if (released := _released_weights(row)) is not None:
+        return released
     if runtime_of(row) == MLX and (mixed := MLX_MIXED_BITS.search(row.quant)):
         return f"MLX{mixed.group(1)}"
     if runtime_of(row) == MLX and (bits := MLX_BITS.search(f"{row.quant} {row.model}")):
@@ -1519,6 +1547,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         prompt, gen = lengths
         phase, tokens, depth = "serving", prompt, 0
         stated = _serving_concurrency(row)
+        rate = _request_rate(row)
         if stated is None:
             batch = _offline_concurrency(row, runtime, model, prompt, gen)
         elif _admits_by_kv_pool(row, runtime):
@@ -1529,7 +1558,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         phase, tokens, depth = _phase_tokens(row)
         # decode of several sequences at once: the batch, or the requests in flight
         batch = int(row.workload.get("batch") or row.workload.get("concurrency") or 1)
-        gen = 0
+        gen, rate = 0, None
     kv_in_host_ram = _kv_cache_on_cpu(row)
     gpu_layers = _gpu_layers(row, model.num_layers)
     if _system_text(row) is not None:
@@ -1600,7 +1629,15 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()
-    return InferSetup(request=request, phase=phase, gen_tokens=gen, total=total)
+    requests = row.workload.get("num_prompts")
+    return InferSetup(
+        request=request,
+        phase=phase,
+        gen_tokens=gen,
+        total=total,
+        request_rate_per_s=rate,
+        requests=requests if rate is not None and isinstance(requests, int) else None,
+    )
 
 
 # The KV cache in host RAM with the weights on the GPU (llama.cpp --no-kv-offload / -nkvo,

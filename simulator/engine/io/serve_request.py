@@ -12,6 +12,7 @@ from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.io.fields import (
     choice,
     integer,
+    number,
     optional_boolean,
     optional_integer,
     require_known_fields,
@@ -37,8 +38,11 @@ KV_CACHE_TYPES = tuple(KV_CACHE_BYTES_PER_ELEMENT)
 INFER_WORKLOAD_FIELDS = frozenset({
     "kind", "model", "model_config", "quant", "placement", "context", "prompt_tokens", "batch",
     "kv_cache_type", "ubatch", "offload_from_layer", "runtime", "prefill_depth_tokens",
-    "tensor_parallel", "sparse_attention", "kv_cache_on_cpu", "gpu_layers",
+    "tensor_parallel", "sparse_attention", "kv_cache_on_cpu", "gpu_layers", "output_tokens",
+    "request_rate_per_s", "requests",
 })  # fmt: skip
+MAX_REQUESTS = 10_000_000
+MAX_REQUEST_RATE_PER_S = 1e6
 
 
 def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
@@ -48,6 +52,19 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
     if workload.get("quant") is None:
         raise EngineInputError(field="workload.quant", message="is required")
     runtime = _runtime(workload)
+    output_tokens = optional_integer(workload, "output_tokens", path, upper=MAX_CONTEXT)
+    rate = (
+        None
+        if workload.get("request_rate_per_s") is None
+        else number(workload, "request_rate_per_s", path, upper=MAX_REQUEST_RATE_PER_S)
+    )
+    requests = optional_integer(workload, "requests", path, upper=MAX_REQUESTS)
+    if output_tokens is None and (rate is not None or requests is not None):
+        field = "request_rate_per_s" if rate is not None else "requests"
+        raise EngineInputError(
+            field=f"{path}.{field}",
+            message="describes a serving run, which needs workload.output_tokens",
+        )
     return InferWorkload(
         model=model_as_run(workload_model(workload), runtime),
         quant=weight_scheme(workload["quant"]),
@@ -71,6 +88,9 @@ def parse_infer_workload(workload: Mapping[str, object]) -> InferWorkload:
         kv_cache_on_cpu=bool(optional_boolean(workload, "kv_cache_on_cpu", path)),
         gpu_layers=optional_integer(workload, "gpu_layers", path, upper=MAX_LAYER),
         quant_json=json.dumps(workload.get("quant"), sort_keys=True),
+        output_tokens=output_tokens,
+        request_rate_per_s=rate,
+        requests=requests,
     )
 
 

@@ -10,6 +10,7 @@ from simulator.engine.io.hardware import hardware_to_json
 from simulator.engine.serve.decode import LocationStep
 from simulator.engine.serve.hardware import DEVICE_CLASSES, streamed_bandwidth_efficiency
 from simulator.engine.serve.inference import InferenceResult
+from simulator.engine.serve.serving_run import ServingRun
 from simulator.engine.serve.workload import INFER, InferWorkload
 from simulator.engine.units import GIB
 from simulator.engine.version import ENGINE_VERSION
@@ -50,6 +51,12 @@ def infer_workload_to_json(w: InferWorkload, model_config_json: str | None) -> d
         workload["kv_cache_on_cpu"] = True
     if w.gpu_layers is not None:  # likewise
         workload["gpu_layers"] = int(w.gpu_layers)
+    if w.output_tokens is not None:  # a serving run, only when asked for
+        workload["output_tokens"] = int(w.output_tokens)
+    if w.request_rate_per_s is not None:
+        workload["request_rate_per_s"] = float(w.request_rate_per_s)
+    if w.requests is not None:
+        workload["requests"] = int(w.requests)
     if model_config_json is not None:
         workload["model_config"] = json.loads(model_config_json)
     return workload
@@ -138,6 +145,19 @@ def inference_result_to_json(result: InferenceResult) -> dict[str, Any]:
             "network_s": float(prefill.network_s),
         },
         "device_classes": _constants_to_json(result),
+        "serving_run": None if result.serving is None else _serving_to_json(result.serving),
+    }
+
+
+def _serving_to_json(run: ServingRun) -> dict[str, Any]:
+    return {
+        "concurrency": int(run.concurrency),
+        "request_latency_s": float(run.request_latency_s),
+        "requests_per_s": float(run.requests_per_s),
+        "output_tokens_per_s": float(run.output_tokens_per_s),
+        "total_tokens_per_s": float(run.total_tokens_per_s),
+        "duration_s": None if run.duration_s is None else float(run.duration_s),
+        "saturated": run.saturated,
     }
 
 
@@ -152,6 +172,14 @@ def format_inference_report(result: InferenceResult) -> str:
         f"  prefill: {body['prefill_tokens_per_s']:.1f} tok/s",
         f"  decode:  {body['decode_tokens_per_s']:.2f} tok/s (bottleneck: {body['bottleneck']})",
     ]
+    run = result.serving
+    if run is not None:
+        queue = "saturated: requests queue for a slot" if run.saturated else "keeps pace"
+        lines.append(
+            f"  serving run: {run.concurrency} in flight ({queue}), "
+            f"{run.request_latency_s:.2f} s a request, {run.requests_per_s:.2f} requests/s, "
+            f"{run.output_tokens_per_s:.1f} output tok/s"
+        )
     machines = result.request.hardware.machines
     if machines > 1:
         lines.append(

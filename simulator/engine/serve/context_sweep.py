@@ -30,7 +30,7 @@ from simulator.engine.serve.inference import (
     kv_room_bytes as placement_kv_room,
 )
 from simulator.engine.serve.placement import HOME, Placement
-from simulator.engine.serve.workload import InferWorkload
+from simulator.engine.serve.workload import InferWorkload, without_serving_run
 from simulator.engine.workload import InferenceRequest
 
 # The first depth of a sweep (llama-bench's usual smallest -d step above 0) and the doubling
@@ -96,6 +96,7 @@ def context_sweep(
     """`request` (placement and offload layer fixed) at each depth of `depths`; raises what
     `simulate_inference` raises for the request itself (a cache too large at one depth is
     that point's answer, not an error)."""
+    request = replace(request, workload=without_serving_run(request.workload))
     base = simulate_inference(request, efficiency)
     points = []
     for depth in depths:
@@ -137,6 +138,7 @@ def batch_sweep(
     efficiency: Efficiency | None = None,
 ) -> tuple[BatchPoint, ...]:
     """`request` decoding with each count of `levels` requests at once."""
+    request = replace(request, workload=without_serving_run(request.workload))
     points = []
     for requests in levels:
         workload = replace(request.workload, batch=requests)

@@ -47,7 +47,8 @@ from simulator.engine.serve.prefill import (
     prefill_work,
 )
 from simulator.engine.serve.runtimes import default_runtime
-from simulator.engine.serve.workload import InferWorkload
+from simulator.engine.serve.serving_run import ServingRun, batch_latency_s, serving_run
+from simulator.engine.serve.workload import InferWorkload, without_serving_run
 from simulator.engine.units import GIB
 from simulator.engine.workload import InferenceRequest
 
@@ -77,6 +78,7 @@ class InferenceResult:
     decode: DecodeStep
     prefill: PrefillRun
     devices: tuple[Device, ...] = ()  # with the constants this result used
+    serving: ServingRun | None = None  # the workload's serving run, when it asks for one
 
 
 def devices_for(
@@ -357,4 +359,43 @@ def simulate_inference(
             model_parts(w.model),
             routing_pool_fraction=table.routing_pool_fraction,
         )
-    return run_placed(placed, request, devices, network_hop_s=table.network_hop_s)
+    result = run_placed(placed, request, devices, network_hop_s=table.network_hop_s)
+    if w.output_tokens is None:
+        return result
+    return replace(result, serving=_serving_run(request, table))
+
+
+def _serving_run(request: InferenceRequest, table: Efficiency) -> ServingRun:
+    """The workload's serving run (serve/serving_run.py): each count in flight decodes at the
+    requests' mean context, their prompt and half their output (blocks are held as tokens
+    come)."""
+    w = request.workload
+    assert w.output_tokens is not None
+    output = w.output_tokens
+    if w.context < w.prompt_tokens + output:
+        raise EngineInputError(
+            field="workload.context",
+            message=f"must hold a request's prompt and output tokens "
+            f"({w.prompt_tokens} + {output}), got {w.context}",
+        )
+    mean = replace(without_serving_run(w), context=w.prompt_tokens + output // 2)
+
+    def latency_s(concurrency: int) -> float:
+        at = replace(request, workload=replace(mean, batch=concurrency))
+        run = simulate_inference(at, table)
+        return batch_latency_s(
+            concurrency=concurrency,
+            prompt_tokens=w.prompt_tokens,
+            output_tokens=output,
+            prefill_tokens_per_s=run.prefill.tokens_per_s,
+            decode_step_s=run.decode.step_s,
+        )
+
+    return serving_run(
+        latency_s,
+        prompt_tokens=w.prompt_tokens,
+        output_tokens=output,
+        max_concurrency=w.batch,
+        requests=w.requests,
+        request_rate_per_s=w.request_rate_per_s,
+    )

@@ -68,6 +68,12 @@ class InferWorkload:
     # is a sparse runtime's dense fallback (SGLang on GPUs without FlashMLA's sparse kernels).
     sparse_attention: bool | None = None
     quant_json: str | None = None  # the request's `quant` as given (a name or a mix), echoed
+    # A serving run (serve/serving_run.py): requests of `prompt_tokens` in and `output_tokens`
+    # out, at most `batch` in flight, sent at `request_rate_per_s` (None: kept in flight by
+    # their clients), `requests` of them (None: an open stream). None: no run.
+    output_tokens: int | None = None
+    request_rate_per_s: float | None = None
+    requests: int | None = None
 
     @property
     def kind(self) -> str:
@@ -84,3 +90,9 @@ class InferWorkload:
         if self.sparse_attention is not None:
             return self.sparse_attention
         return self.runtime in SPARSE_ATTENTION_RUNTIMES
+
+
+def without_serving_run(workload: InferWorkload) -> InferWorkload:
+    """The workload's single-request figures alone: the sweeps and the serving run's own
+    steps simulate decode and prefill, not another run."""
+    return replace(workload, output_tokens=None, request_rate_per_s=None, requests=None)

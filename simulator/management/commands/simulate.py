@@ -26,18 +26,22 @@ from simulator.engine import (
 from simulator.services.accuracy import result_error_band
 
 RANGE_UNITS = {"tokens_per_s": "tokens/s", "decode_tokens_per_s": "decode tokens/s",
-               "prefill_tokens_per_s": "prefill tokens/s", "hours_for_tokens": "hours"}  # fmt: skip
+               "prefill_tokens_per_s": "prefill tokens/s", "hours_for_tokens": "hours",
+               "output_tokens_per_s": "output tokens/s", "requests_per_s": "requests/s",
+               "request_latency_s": "s a request"}  # fmt: skip
 
 
 def format_band(band: dict[str, Any]) -> str:
     """The figures' likely ranges (cross-validated 10th–90th percentile of the errors of
-    their class) and what they rest on."""
+    their class) and what they rest on; a serving run's, of the batched serving rows, after."""
     lines = [f"Accuracy of this class ({band['category_label']}), cross-validated:"]
     for name, unit in RANGE_UNITS.items():
         span = band.get(f"{name}_range")
         if span:
             lines.append(f"  likely {span[0]:,.1f}–{span[1]:,.1f} {unit}")
     lines.append(f"  {band.get('range_basis') or 'no measured row yet: no range'}")
+    if isinstance(band.get("serving_run"), dict):
+        lines.append("Serving run: " + format_band(band["serving_run"]))
     return "\n".join(lines)
 
 

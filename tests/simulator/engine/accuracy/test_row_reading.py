@@ -298,7 +298,7 @@ def test_a_vllm_server_runs_only_what_its_kv_pool_admits_of_the_requests_in_flig
     ("engine", "workload", "reason"),
     [("TensorRT-LLM trtllm-bench", SERVING, "trtllm-bench"),
      ("llama.cpp llama-server", SERVING, "vLLM and SGLang on GPUs only"),
-     ("vLLM 0.10", {**SERVING, "request_rate": 4.0}, "request rate")],
+     ("llama.cpp llama-server", {**SERVING, "request_rate": 4.0}, "vLLM and SGLang on GPUs only")],
 )  # fmt: skip
 def test_an_offline_run_without_published_batching_is_not_modeled(
     engine: str, workload: dict[str, Any], reason: str

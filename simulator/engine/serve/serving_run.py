@@ -1,0 +1,125 @@
+"""A serving benchmark's run: requests of I prompt and O output tokens, continuously batched
+(vLLM, SGLang), kept C in flight by their clients or sent at a rate of λ per second
+(`vllm bench serve --max-concurrency`, `--request-rate`); docs/model.md, "Serving runs".
+
+One request's latency with c requests in flight is L(c) = c·I / P + O·s(c): the prompts of
+the c requests that share its lifetime, each processed once at the prefill rate P, and its own
+O decode steps of c sequences, s(c) each. The server completes X(c) = c / L(c) requests per
+second, which grows with c while batching amortizes the weight reads.
+
+- In flight as stated (clients keep C in flight, or N queued at once): c = min(C, cap), and
+  the run's output tokens per second are c·O / L(c).
+- Sent at λ per second (Little's law, c = λ·L(c)): c is the smallest count whose X(c) ≥ λ.
+  Where even `cap` requests complete fewer than λ per second, the queue grows, c = cap and
+  the run is saturated. A run of N requests lasts T = max(N/λ, (N − c)/X(c)) + L(c): its
+  arrivals span N/λ unless the server's pace is slower, and the last request takes L(c).
+  Output tokens per second N·O / T; an open stream (N unstated) delivers min(λ, X(c))·O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from simulator.engine.errors import EngineInputError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServingRun:
+    concurrency: int  # requests in flight
+    request_latency_s: float  # one request, from its arrival to its last token
+    requests_per_s: float  # requests completed per second
+    output_tokens_per_s: float
+    total_tokens_per_s: float  # prompt and output tokens
+    duration_s: float | None  # the run of `requests`; None for an open stream
+    saturated: bool  # requests arrive faster than `max_concurrency` in flight complete them
+
+
+def batch_latency_s(
+    *,
+    concurrency: int,
+    prompt_tokens: int,
+    output_tokens: int,
+    prefill_tokens_per_s: float,
+    decode_step_s: float,
+) -> float:
+    """L(c): the c prompts processed in a request's lifetime, and its O decode steps."""
+    return concurrency * prompt_tokens / prefill_tokens_per_s + output_tokens * decode_step_s
+
+
+def _steady(
+    c: int, latency_s: float, prompt_tokens: int, output_tokens: int, requests: int | None
+) -> ServingRun:
+    rate = c / latency_s
+    return ServingRun(
+        concurrency=c,
+        request_latency_s=latency_s,
+        requests_per_s=rate,
+        output_tokens_per_s=rate * output_tokens,
+        total_tokens_per_s=rate * (prompt_tokens + output_tokens),
+        duration_s=None if requests is None else requests / rate,
+        saturated=False,
+    )
+
+
+def _check(name: str, value: float | None, *, low: float = 1) -> None:
+    if value is not None and (not math.isfinite(value) or value < low):
+        raise EngineInputError(
+            field=f"workload.{name}", message=f"must be a number ≥ {low:g}, got {value}"
+        )
+
+
+def serving_run(
+    latency_s: Callable[[int], float],
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    max_concurrency: int,
+    requests: int | None = None,
+    request_rate_per_s: float | None = None,
+) -> ServingRun:
+    """The run of `requests` (None: an open stream) with at most `max_concurrency` in flight,
+    sent at `request_rate_per_s` (None: all at once, or kept in flight by the clients).
+    `latency_s(c)` is L(c), one request's latency with c in flight."""
+    _check("max_concurrency", max_concurrency)
+    _check("requests", requests)
+    _check("request_rate_per_s", request_rate_per_s, low=1e-9)
+    cap = max_concurrency if requests is None else min(max_concurrency, requests)
+    if request_rate_per_s is None:
+        return _steady(cap, latency_s(cap), prompt_tokens, output_tokens, requests)
+    rate = request_rate_per_s
+    low, high = 1, cap
+    if cap / latency_s(cap) < rate:  # even `cap` in flight fall behind: the queue grows
+        c, saturated = cap, True
+    else:  # the fewest in flight that keep up with the arrivals
+        while low < high:
+            mid = (low + high) // 2
+            if mid / latency_s(mid) >= rate:
+                high = mid
+            else:
+                low = mid + 1
+        c, saturated = low, False
+    latency = latency_s(c)
+    served = c / latency  # requests per second at c in flight
+    if requests is None:
+        done = min(rate, served)
+        return ServingRun(
+            concurrency=c,
+            request_latency_s=latency,
+            requests_per_s=done,
+            output_tokens_per_s=done * output_tokens,
+            total_tokens_per_s=done * (prompt_tokens + output_tokens),
+            duration_s=None,
+            saturated=saturated,
+        )
+    duration = max(requests / rate, (requests - c) / served) + latency
+    return ServingRun(
+        concurrency=c,
+        request_latency_s=latency,
+        requests_per_s=requests / duration,
+        output_tokens_per_s=requests * output_tokens / duration,
+        total_tokens_per_s=requests * (prompt_tokens + output_tokens) / duration,
+        duration_s=duration,
+        saturated=saturated,
+    )
