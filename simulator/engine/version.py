@@ -66,7 +66,11 @@
 # lose far less to few rows per expert than CUDA's tensor-core tiles; ik_llama.cpp caches and
 # attends the whole context in a model's sliding-window layers (no window-sized cache).
 # 1.22: the constants fitted by least absolute log errors (the median's loss), not squared ones.
+# 1.23: serving runs (serve/serving_run.py): requests kept in flight or sent at a rate, by
+# Little's law, in the engine and the API; the constants refitted with the rows this makes
+# readable (request-rate runs, DeepSeek checkpoints served as released in FP8, and
+# fms-acceleration's fine-tuning rows at the 4,096-token sequences their figures prove).
 
-ENGINE_VERSION = "1.22.0"
+ENGINE_VERSION = "1.23.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"
