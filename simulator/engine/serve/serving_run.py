@@ -48,18 +48,19 @@ def batch_latency_s(
     return concurrency * prompt_tokens / prefill_tokens_per_s + output_tokens * decode_step_s
 
 
-def _steady(
-    c: int, latency_s: float, prompt_tokens: int, output_tokens: int, requests: int | None
-) -> ServingRun:
-    rate = c / latency_s
+def _completing(
+    done_per_s: float, *, concurrency: int, latency_s: float, prompt_tokens: int,
+    output_tokens: int, duration_s: float | None, saturated: bool,
+) -> ServingRun:  # fmt: skip
+    """The run completing `done_per_s` requests a second: its tokens follow."""
     return ServingRun(
-        concurrency=c,
+        concurrency=concurrency,
         request_latency_s=latency_s,
-        requests_per_s=rate,
-        output_tokens_per_s=rate * output_tokens,
-        total_tokens_per_s=rate * (prompt_tokens + output_tokens),
-        duration_s=None if requests is None else requests / rate,
-        saturated=False,
+        requests_per_s=done_per_s,
+        output_tokens_per_s=done_per_s * output_tokens,
+        total_tokens_per_s=done_per_s * (prompt_tokens + output_tokens),
+        duration_s=duration_s,
+        saturated=saturated,
     )
 
 
@@ -86,8 +87,13 @@ def serving_run(
     _check("requests", requests)
     _check("request_rate_per_s", request_rate_per_s, low=1e-9)
     cap = max_concurrency if requests is None else min(max_concurrency, requests)
+    tokens = {"prompt_tokens": prompt_tokens, "output_tokens": output_tokens}
     if request_rate_per_s is None:
-        return _steady(cap, latency_s(cap), prompt_tokens, output_tokens, requests)
+        latency = latency_s(cap)
+        served = cap / latency
+        duration = None if requests is None else requests / served
+        return _completing(served, concurrency=cap, latency_s=latency, duration_s=duration,
+                           saturated=False, **tokens)  # fmt: skip
     rate = request_rate_per_s
     low, high = 1, cap
     if cap / latency_s(cap) < rate:  # even `cap` in flight fall behind: the queue grows
@@ -103,23 +109,8 @@ def serving_run(
     latency = latency_s(c)
     served = c / latency  # requests per second at c in flight
     if requests is None:
-        done = min(rate, served)
-        return ServingRun(
-            concurrency=c,
-            request_latency_s=latency,
-            requests_per_s=done,
-            output_tokens_per_s=done * output_tokens,
-            total_tokens_per_s=done * (prompt_tokens + output_tokens),
-            duration_s=None,
-            saturated=saturated,
-        )
+        return _completing(min(rate, served), concurrency=c, latency_s=latency,
+                           duration_s=None, saturated=saturated, **tokens)  # fmt: skip
     duration = max(requests / rate, (requests - c) / served) + latency
-    return ServingRun(
-        concurrency=c,
-        request_latency_s=latency,
-        requests_per_s=requests / duration,
-        output_tokens_per_s=requests * output_tokens / duration,
-        total_tokens_per_s=requests * (prompt_tokens + output_tokens) / duration,
-        duration_s=duration,
-        saturated=saturated,
-    )
+    return _completing(requests / duration, concurrency=c, latency_s=latency,
+                       duration_s=duration, saturated=saturated, **tokens)  # fmt: skip
