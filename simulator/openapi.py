@@ -210,8 +210,7 @@ INFER_WORKLOAD = {
         ),
         "request_rate_per_s": _optional(
             {
-                "type": "number",
-                "exclusiveMinimum": 0,
+                **_POSITIVE,
                 "maximum": MAX_REQUEST_RATE_PER_S,
                 "description": "a serving run's requests sent per second (absent: kept in "
                 "flight by their clients)",
