@@ -46,6 +46,9 @@ PLACEMENT_CHOICES = (
       for p in PLACEMENTS),
 )  # fmt: skip
 WORKLOAD_KEYS = ("model", "quant", "context", "placement")
+# Sent to the engine only when filled in: offload and layers for one build, and a serving run.
+OPTIONAL_WORKLOAD_KEYS = ("offload_from_layer", "gpu_layers", "batch", "prompt_tokens",
+                          "output_tokens", "request_rate_per_s", "requests")  # fmt: skip
 SERVE_SORTS = (
     ("usd_per_decode_tokens_per_s", "$ per decode tokens/s"),
     ("price", "price"),
@@ -75,23 +78,48 @@ class ServeWorkloadForm(ModelChoiceForm):
         help_text="placement GPU (llama.cpp -ngl N is N − 1 layers); the first layers sit in "
         "CPU RAM; empty: every layer, or as many as fit",
     )  # fmt: skip
+    # A serving run (docs/model.md, "Serving runs"): empty output tokens, none.
+    batch = forms.IntegerField(
+        label="Requests in flight at most", required=False, min_value=1,
+        help_text="slots (llama-server -np, vLLM max_num_seqs), each holding the context",
+    )  # fmt: skip
+    prompt_tokens = forms.IntegerField(label="Prompt tokens", required=False, min_value=1)
+    output_tokens = forms.IntegerField(
+        label="Output tokens a request", required=False, min_value=1,
+        help_text="a serving run: latency and throughput of many requests; empty: none",
+    )  # fmt: skip
+    request_rate_per_s = forms.FloatField(
+        label="Requests a second", required=False,
+        help_text="empty: every slot kept busy",
+    )  # fmt: skip
+    requests = forms.IntegerField(
+        label="Requests in the run", required=False, min_value=1,
+        help_text="empty: an endless stream",
+    )  # fmt: skip
 
     def workload(self) -> dict[str, Any]:
+        """The workload; of the optional fields, those filled in (the engine checks them: a
+        rate without output tokens lands on its field)."""
         data = self.cleaned_data
         workload = {"kind": "infer", **{key: data[key] for key in WORKLOAD_KEYS}}
         workload |= self.model_config_entry()
-        if data.get("offload_from_layer") is not None:
-            workload["offload_from_layer"] = data["offload_from_layer"]
-        if data.get("gpu_layers") is not None:
-            workload["gpu_layers"] = data["gpu_layers"]
+        for key in OPTIONAL_WORKLOAD_KEYS:
+            if data.get(key) is not None:
+                workload[key] = data[key]
         return workload
 
 
 class ServeFilterForm(ServeWorkloadForm, RankingFiltersForm):
-    """The serving ranking's filters: each build in its own placement, so no offload layer."""
+    """The serving ranking's filters: each build in its own placement, so no offload layer;
+    ranked by one request's speeds, so no serving run."""
 
     offload_from_layer = None  # type: ignore[assignment]
     gpu_layers = None  # type: ignore[assignment]
+    batch = None  # type: ignore[assignment]
+    prompt_tokens = None  # type: ignore[assignment]
+    output_tokens = None  # type: ignore[assignment]
+    request_rate_per_s = None  # type: ignore[assignment]
+    requests = None  # type: ignore[assignment]
     budget = forms.FloatField(label="Budget (USD)", required=False, min_value=1)
     sort = forms.ChoiceField(label="Sort by", choices=SERVE_SORTS)
 
@@ -113,24 +141,6 @@ class ServeSimulationForm(ServeWorkloadForm):
         label="Whole system (unified memory)", required=False,
         help_text="Apple silicon, DGX Spark, Strix Halo: leave the GPU and CPU empty",
     )  # fmt: skip
-    # A serving run (docs/model.md, "Serving runs"): empty output tokens, none.
-    batch = forms.IntegerField(
-        label="Requests in flight at most", required=False, min_value=1,
-        help_text="slots (llama-server -np, vLLM max_num_seqs), each holding the context",
-    )  # fmt: skip
-    prompt_tokens = forms.IntegerField(label="Prompt tokens", required=False, min_value=1)
-    output_tokens = forms.IntegerField(
-        label="Output tokens a request", required=False, min_value=1,
-        help_text="a serving run: latency and throughput of many requests; empty: none",
-    )  # fmt: skip
-    request_rate_per_s = forms.FloatField(
-        label="Requests a second", required=False,
-        help_text="empty: every slot kept busy",
-    )  # fmt: skip
-    requests = forms.IntegerField(
-        label="Requests in the run", required=False, min_value=1,
-        help_text="empty: an endless stream",
-    )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,13 +149,6 @@ class ServeSimulationForm(ServeWorkloadForm):
             field = self.fields[name]
             assert isinstance(field, forms.ChoiceField)
             field.choices = _device_choices(kind, none)
-
-    def workload(self) -> dict[str, Any]:
-        """The workload, with the serving run's fields that are filled in; the engine checks
-        them (a rate without output tokens lands on its field)."""
-        data = self.cleaned_data
-        run = ("batch", "prompt_tokens", "output_tokens", "request_rate_per_s", "requests")
-        return super().workload() | {key: data[key] for key in run if data[key] is not None}
 
     def hardware(self) -> dict[str, Any]:
         data = self.cleaned_data

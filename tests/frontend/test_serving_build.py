@@ -367,3 +367,23 @@ def test_a_rate_without_output_tokens_is_refused_on_its_field(client: Client) ->
     errors = response.context["form"].errors
     message = " ".join(errors.get("request_rate_per_s", []))
     assert "needs “Output tokens a request”" in message, errors
+
+
+def test_a_builds_serving_page_answers_a_serving_run_too(client: Client) -> None:
+    """From a ranked build to how many users it serves: the build page takes the same
+    run fields, and its figures are the engine's for that build."""
+    run_fields = {"context": "4096", "placement": "gpu", "batch": "8",
+                  "prompt_tokens": "2000", "output_tokens": "500",
+                  "request_rate_per_s": "0.2", "requests": "50"}  # fmt: skip
+    response = client.get(f"/builds/{BUILD_B}/serve/", {**FLASH, **run_fields})
+    assert "result" in response.context, response.context["form"].errors
+    result = response.context["result"]
+    run = result["serving_run"]
+    assert result["workload"]["output_tokens"] == 500
+    assert 1 <= run["concurrency"] <= 8
+    assert run["duration_s"] >= 50 / 0.2
+    text = _text(response)
+    assert 'id="serving-run"' in text
+    assert f'id="serving-run-concurrency">{run["concurrency"]}</strong>' in text
+    plain = client.get(f"/builds/{BUILD_B}/serve/", FLASH)
+    assert plain.context["result"]["serving_run"] is None
