@@ -26,13 +26,13 @@ from simulator.engine.serve.inference import (
     InferenceResult,
     PlacedWorkload,
     placed_workload,
+    serving_run_of,
     simulate_inference,
 )
 from simulator.engine.serve.placement import model_parts
-from simulator.engine.serve.serving_run import batch_latency_s, serving_run
 from simulator.engine.serve.workload import InferWorkload
 from simulator.engine.simulate import simulate
-from simulator.engine.workload import TrainRequest
+from simulator.engine.workload import InferenceRequest, TrainRequest
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,36 +101,20 @@ def _decode_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str
 
 
 def _serving_bound(setup: InferSetup, efficiency: Efficiency) -> tuple[float, str]:
-    """Requests of I prompt and O output tokens, continuously batched (serve/serving_run.py):
-    with c in flight each prompt is processed once (at the prefill rate) and the c sequences
-    decode together at their mean context, so a request takes c·I / prefill rate + O decode
-    steps of c. In flight: the workload's batch, or as many as a stated request rate keeps.
-    Output (or, for a total figure, input and output) tokens per second of the run."""
-    w = setup.request.workload
-    prompt, gen = w.prompt_tokens, setup.gen_tokens
+    """The workload's serving run, the engine's (serve/inference.serving_run_of), each count
+    in flight simulated through the fit's caches. Output (or, for a total figure, input and
+    output) tokens per second of the run."""
     runs: dict[int, InferenceResult] = {}
 
-    def latency_s(concurrency: int) -> float:
-        request = replace(setup.request, workload=replace(w, batch=concurrency))
-        run = runs[concurrency] = _simulate(replace(setup, request=request), efficiency)
-        return batch_latency_s(
-            concurrency=concurrency,
-            prompt_tokens=prompt,
-            output_tokens=gen,
-            prefill_tokens_per_s=run.prefill.tokens_per_s,
-            decode_step_s=run.decode.step_s,
-        )
+    def run_at(request: InferenceRequest) -> InferenceResult:
+        run = runs[request.workload.batch] = _simulate(replace(setup, request=request), efficiency)
+        return run
 
-    served = serving_run(
-        latency_s,
-        prompt_tokens=prompt,
-        output_tokens=gen,
-        max_concurrency=w.batch,
-        requests=setup.requests,
-        request_rate_per_s=setup.request_rate_per_s,
-    )
+    served = serving_run_of(setup.request, run_at)
     n, run = served.concurrency, runs[served.concurrency]
-    prefill_s, decode_s = n * prompt / run.prefill.tokens_per_s, gen * run.decode.step_s
+    w = setup.request.workload
+    prefill_s = n * w.prompt_tokens / run.prefill.tokens_per_s
+    decode_s = (w.output_tokens or 0) * run.decode.step_s
     bound = "prefill" if prefill_s > decode_s else f"decode: {run.decode.bottleneck}"
     value = served.total_tokens_per_s if setup.total else served.output_tokens_per_s
     return value, f"serving ({n} concurrent): {bound}"

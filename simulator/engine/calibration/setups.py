@@ -459,13 +459,9 @@ def _unmodeled_architecture(model: str) -> str | None:
 class InferSetup:
     request: InferenceRequest
     phase: str  # "prefill", "decode" or "serving"
-    # serving: requests of `prompt_tokens` in, `gen_tokens` out, at most the workload's
-    # `batch` at once; the figure is output tokens/s, or input and output together when
-    # `total`. Sent at `request_rate_per_s`, `requests` of them (None: all at once).
-    gen_tokens: int = 0
+    # serving: the workload's serving run (its output_tokens, request rate and requests);
+    # the figure is output tokens/s, or input and output together when `total`
     total: bool = False
-    request_rate_per_s: float | None = None
-    requests: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1611,7 +1607,7 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         model=model_as_run(model, runtime),
         quant=_weights(row, model),
         placement=placement,
-        context=tokens + gen // 2 if serving else tokens if phase == "decode" else tokens + depth,
+        context=tokens + gen if serving else tokens if phase == "decode" else tokens + depth,
         prompt_tokens=tokens,
         prefill_depth_tokens=depth,
         batch=batch if phase in ("decode", "serving") else 1,
@@ -1626,18 +1622,19 @@ def infer_setup(row: MeasurementRow) -> InferSetup:
         sparse_attention=False if _dense_fallback(row) else None,
         kv_cache_on_cpu=kv_in_host_ram and placement in ("gpu", "hybrid"),
         gpu_layers=gpu_layers if placement == "gpu" else None,
+        output_tokens=gen if serving else None,
+        request_rate_per_s=rate,
+        requests=_rated_requests(row) if rate is not None else None,
     )
     request = SimulationRequest(workload=workload, hardware=hardware)
     total = "total" in row.metric.lower()
+    return InferSetup(request=request, phase=phase, total=total)
+
+
+def _rated_requests(row: MeasurementRow) -> int | None:
+    """How many prompts a run sent at its rate (`--num-prompts`); None: not stated."""
     requests = row.workload.get("num_prompts")
-    return InferSetup(
-        request=request,
-        phase=phase,
-        gen_tokens=gen,
-        total=total,
-        request_rate_per_s=rate,
-        requests=requests if rate is not None and isinstance(requests, int) else None,
-    )
+    return requests if isinstance(requests, int) and not isinstance(requests, bool) else None
 
 
 # The KV cache in host RAM with the weights on the GPU (llama.cpp --no-kv-offload / -nkvo,

@@ -6,6 +6,7 @@ decode (decode.py) at `context` cached tokens and prefill (prefill.py) of `promp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -362,15 +363,23 @@ def simulate_inference(
     result = run_placed(placed, request, devices, network_hop_s=table.network_hop_s)
     if w.output_tokens is None:
         return result
-    return replace(result, serving=_serving_run(request, table))
+    run = serving_run_of(request, partial(_single_request, efficiency=table))
+    return replace(result, serving=run)
 
 
-def _serving_run(request: InferenceRequest, table: Efficiency) -> ServingRun:
-    """The workload's serving run (serve/serving_run.py): each count in flight decodes at the
-    requests' mean context, their prompt and half their output (blocks are held as tokens
-    come)."""
+def _single_request(request: InferenceRequest, efficiency: Efficiency) -> InferenceResult:
+    return simulate_inference(request, efficiency)
+
+
+def serving_run_of(
+    request: InferenceRequest, run_at: Callable[[InferenceRequest], InferenceResult]
+) -> ServingRun:
+    """The workload's serving run (serve/serving_run.py), `run_at` simulating it with a
+    count in flight: each count decodes at the requests' mean context, their prompt and half
+    their output (blocks are held as tokens come). The calibration passes its cached runs."""
     w = request.workload
-    assert w.output_tokens is not None
+    if w.output_tokens is None:
+        raise EngineInputError(field="workload.output_tokens", message="is required")
     output = w.output_tokens
     if w.context < w.prompt_tokens + output:
         raise EngineInputError(
@@ -381,8 +390,7 @@ def _serving_run(request: InferenceRequest, table: Efficiency) -> ServingRun:
     mean = replace(without_serving_run(w), context=w.prompt_tokens + output // 2)
 
     def latency_s(concurrency: int) -> float:
-        at = replace(request, workload=replace(mean, batch=concurrency))
-        run = simulate_inference(at, table)
+        run = run_at(replace(request, workload=replace(mean, batch=concurrency)))
         return batch_latency_s(
             concurrency=concurrency,
             prompt_tokens=w.prompt_tokens,

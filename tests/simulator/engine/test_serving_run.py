@@ -107,9 +107,12 @@ def test_a_rated_row_is_its_queue_stretched_by_the_arrivals():
     rated = _deepseek_row(request_rate=10)
     setup = row_setup(rated)
     assert isinstance(setup, InferSetup)
-    assert setup.request_rate_per_s == 10.0
-    assert (setup.requests, setup.request.workload.batch) == (50, 50)
-    run = simulate_inference(setup.request)
+    w = setup.request.workload
+    assert w.request_rate_per_s == 10.0
+    assert (w.requests, w.batch, w.output_tokens, w.context) == (50, 50, 2000, 3000)
+    mean = replace(w, context=1000 + 2000 // 2, output_tokens=None, request_rate_per_s=None,
+                   requests=None)  # fmt: skip
+    run = simulate_inference(replace(setup.request, workload=mean))
     latency = 50 * 1000 / run.prefill.tokens_per_s + 2000 * run.decode.step_s
     assert latency > 5.0
     expected = 50 * 2000 / (50 / 10 + latency)

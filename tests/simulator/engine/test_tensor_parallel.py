@@ -91,8 +91,10 @@ def test_a_serving_row_is_prefill_of_every_prompt_then_the_batched_decode():
     setup = row_setup(row)
     assert isinstance(setup, InferSetup)
     w = setup.request.workload
-    assert (w.batch, w.tensor_parallel, w.context, w.prompt_tokens) == (64, 4, 2100, 2000)
-    run = simulate_inference(setup.request)
+    assert (w.batch, w.tensor_parallel, w.context, w.prompt_tokens) == (64, 4, 2200, 2000)
+    assert w.output_tokens == 200
+    mean = replace(w, context=2100, output_tokens=None)  # the requests' mean context
+    run = simulate_inference(replace(setup.request, workload=mean))
     expected = 64 * 200 / (64 * 2000 / run.prefill.tokens_per_s + 200 * run.decode.step_s)
     assert predict_row(row).predicted == pytest.approx(expected)
     total = predict_row(replace(row, metric="total token throughput")).predicted

@@ -478,7 +478,7 @@ def test_a_serving_rows_lengths_are_stated_or_the_means_of_its_printed_totals(
     setup = row_setup(row)
     assert isinstance(setup, InferSetup)
     assert setup.request.workload.prompt_tokens == prompt
-    assert setup.gen_tokens == gen
+    assert setup.request.workload.output_tokens == gen
 
 
 def test_totals_without_the_request_count_leave_the_lengths_unknown() -> None:
