@@ -1,5 +1,7 @@
 """The pages through Django's test client (no browser, no worker)."""
 
+import html
+import json
 import re
 from typing import Any
 from unittest import mock
@@ -261,6 +263,20 @@ def test_the_api_page_shows_a_curl_example_for_post_simulate(client: Client) -> 
     response = client.get("/api-guide/")
 
     assert "curl -s -X POST http://testserver/api/simulate" in _text(response)
+
+
+def test_every_simulate_example_on_the_api_page_answers_200(client: Client) -> None:
+    """The guide's request bodies are real: each one sent to /api/simulate as shown (the
+    serving run's among them) is answered, not refused."""
+    page = html.unescape(_text(client.get("/api-guide/")))
+    bodies = re.findall(r"/api/simulate \\\s*-H '[^']*' \\\s*-d '(\{.*?\})'</code>", page, re.S)
+    assert len(bodies) >= 2
+    results = []
+    for body in bodies:
+        response = client.post("/api/simulate", json.loads(body), content_type="application/json")
+        assert response.status_code == 200, (body, response.json())
+        results.append(response.json()["result"])
+    assert any(result.get("serving_run") for result in results)
 
 
 def test_favicon_ico_leads_to_the_sites_icon(client: Client) -> None:
