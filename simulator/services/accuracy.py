@@ -242,18 +242,24 @@ def _category_band(category: str, report: AccuracyReport, runtime: str | None) -
     }
 
 
-def figure_ranges(figures: Mapping[str, Any], band: Mapping[str, Any]) -> dict[str, Any]:
-    """`<field>_range: [low, high]` for each speed, time and cost figure present: where the
-    measured value likely lies given the band (none when the band has no range)."""
+def figure_ranges(
+    figures: Mapping[str, Any],
+    band: Mapping[str, Any],
+    speeds: tuple[str, ...] = SPEED_FIELDS,
+    inverses: tuple[str, ...] = INVERSE_FIELDS,
+) -> dict[str, Any]:
+    """`<field>_range: [low, high]` for each speed (× the band's factors) and each time and
+    cost (÷ them) present: where the measured value likely lies given the band (none when
+    the band has no range)."""
     low, high = band.get("speed_factor_low"), band.get("speed_factor_high")
     if low is None or high is None:
         return {}
     ranges: dict[str, Any] = {}
-    for name in SPEED_FIELDS:
+    for name in speeds:
         value = figures.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool):
             ranges[f"{name}_range"] = [value * low, value * high]
-    for name in INVERSE_FIELDS:
+    for name in inverses:
         value = figures.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool):
             ranges[f"{name}_range"] = [value / high, value / low]
@@ -332,29 +338,23 @@ def result_error_band(result: Mapping[str, Any]) -> dict[str, Any]:
     return banded
 
 
+SERVING_RUN_RATES = ("requests_per_s", "output_tokens_per_s", "total_tokens_per_s")
+SERVING_RUN_TIMES = ("request_latency_s", "duration_s")
+
+
 def serving_run_ranges(
     run: Mapping[str, Any], band: Mapping[str, Any], rate_per_s: float | None = None
 ) -> dict[str, Any]:
-    """`<field>_range` for a serving run's rates (× the band's factors) and times (÷ them).
+    """A serving run's `figure_ranges`, its rates as speeds and its times as inverses.
     Requests sent at `rate_per_s` complete no faster than they arrive, however fast the
     server: a rate's range stops there (as many tokens a second as that many requests hold)."""
-    low, high = band.get("speed_factor_low"), band.get("speed_factor_high")
-    if low is None or high is None:
-        return {}
-    ranges: dict[str, Any] = {}
-    per_request = {
-        "requests_per_s": 1.0,
-        "output_tokens_per_s": run["output_tokens_per_s"] / run["requests_per_s"],
-        "total_tokens_per_s": run["total_tokens_per_s"] / run["requests_per_s"],
-    }
-    for name, tokens in per_request.items():
-        top = run[name] * high
-        if rate_per_s is not None:
-            top = min(top, max(run[name], rate_per_s * tokens))
-        ranges[f"{name}_range"] = [run[name] * low, top]
-    for name in ("request_latency_s", "duration_s"):
-        if isinstance(run.get(name), int | float):
-            ranges[f"{name}_range"] = [run[name] / high, run[name] / low]
+    ranges = figure_ranges(run, band, SERVING_RUN_RATES, SERVING_RUN_TIMES)
+    if rate_per_s is None or not ranges:
+        return ranges
+    for name in SERVING_RUN_RATES:
+        per_request = run[name] / run["requests_per_s"]
+        low, high = ranges[f"{name}_range"]
+        ranges[f"{name}_range"] = [low, min(high, max(run[name], rate_per_s * per_request))]
     return ranges
 
 

@@ -156,7 +156,8 @@ def grid_minimum(grid: Sequence[T], loss: Callable[[T], float]) -> T:
 def _fit_key(
     table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
 ) -> Efficiency:
-    grids = _grids(key, pairs)
+    own_expert_prompts = _own_expert_prompts(key, pairs)
+    grids = _grids(key, pairs, own_expert_prompts)
     for name, grid in grids.items():
         if name == "attention_efficiency":
             grid = attention_grid(table.get(*key).flops_efficiency)
@@ -166,7 +167,7 @@ def _fit_key(
         if name == "layer_overhead_s":
             fitted = [(row, setup) for row, setup in pairs if runs_at_home(setup, key[1])]
         if name == "expert_gemm_half_rows":
-            fitted = _own_expert_prompts(key, pairs)
+            fitted = own_expert_prompts
 
         def loss(
             value: float | None,
@@ -191,12 +192,14 @@ def attention_grid(flops_efficiency: float) -> tuple[float, ...]:
 
 
 def _grids(
-    key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+    key: Key,
+    pairs: Sequence[tuple[MeasurementRow, Setup]],
+    own_expert_prompts: Sequence[tuple[MeasurementRow, Setup]],
 ) -> dict[str, tuple[float | None, ...]]:
     """The constants a key's rows can pin: FLOPS efficiency from prefill and training rows,
     bandwidth efficiency and per-layer overhead from decode rows. A constant no row of its
     phase measures keeps its prior (decode's attention arithmetic alone is too weak a
-    handle on GEMM efficiency)."""
+    handle on GEMM efficiency); m½ from the key's own MoE prompts (`_own_expert_prompts`)."""
     if key[1] == TRAIN:
         return {"flops_efficiency": FRACTION_GRID}
     phases = {setup.phase for _, setup in pairs if isinstance(setup, InferSetup)}
@@ -216,7 +219,7 @@ def _grids(
         grids["flops_efficiency"] = FRACTION_GRID
     if any(attention_heavy(setup) and runs_at_home(setup, key[1]) for _, setup in pairs):
         grids["attention_efficiency"] = FRACTION_GRID
-    if _own_expert_prompts(key, pairs):
+    if own_expert_prompts:
         grids["expert_gemm_half_rows"] = EXPERT_GEMM_GRID
     return grids
 

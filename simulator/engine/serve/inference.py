@@ -363,12 +363,8 @@ def simulate_inference(
     result = run_placed(placed, request, devices, network_hop_s=table.network_hop_s)
     if w.output_tokens is None:
         return result
-    run = serving_run_of(request, partial(_single_request, efficiency=table))
+    run = serving_run_of(request, partial(simulate_inference, efficiency=table))
     return replace(result, serving=run)
-
-
-def _single_request(request: InferenceRequest, efficiency: Efficiency) -> InferenceResult:
-    return simulate_inference(request, efficiency)
 
 
 def serving_run_of(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from simulator.engine.errors import EngineInputError
 
@@ -82,7 +83,8 @@ def serving_run(
 ) -> ServingRun:
     """The run of `requests` (None: an open stream) with at most `max_concurrency` in flight,
     sent at `request_rate_per_s` (None: all at once, or kept in flight by the clients).
-    `latency_s(c)` is L(c), one request's latency with c in flight."""
+    `latency_s(c)` is L(c), one request's latency with c in flight, asked once per c."""
+    latency_s = cache(latency_s)  # a simulation each: the search and the answer share them
     _check("max_concurrency", max_concurrency)
     _check("requests", requests)
     _check("request_rate_per_s", request_rate_per_s, low=1e-9)
