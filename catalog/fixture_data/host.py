@@ -134,9 +134,11 @@ PSUS = [
     _psu(605, "Corsair RM1200x SHIFT", "Corsair", 1200, "80 PLUS Gold",
          "https://www.corsair.com/us/en/c/power-supply-units"),
     _psu(606, "Corsair HX1500i", "Corsair", 1500, "80 PLUS Platinum",
-         "https://www.corsair.com/us/en/c/power-supply-units"),
+         "https://www.corsair.com/us/en/c/power-supply-units",
+         notes="The 2025 model (ATX 3.1), the one on sale and the one priced."),
     _psu(607, "Corsair RM750e", "Corsair", 750, "80 PLUS Gold",
-         "https://www.corsair.com/us/en/c/power-supply-units"),
+         "https://www.corsair.com/us/en/c/power-supply-units",
+         notes="The 2025 model (ATX 3.1), the one on sale and the one priced."),
     _psu(611, "2.7 kW Titanium CRPS module (4U8G-TURIN2)", "ASRock Rack", 2700,
          "80 PLUS Titanium",
          "https://www.servethehome.com/asrock-rack-4u8g-turin2-amd-nvidia-broadcom-classic-"

@@ -53,6 +53,16 @@ model year (2022, 2023, 2025) the catalog's part does not, and the other parts' 
 rounded build-plan figures, rentals, single modules of unstated type or pages with no date:
 they stay unpriced or estimated.
 
+An eighth search on 2026-12-07 (the same tool and corpora, GitHub files too) priced the
+Corsair HX1500i and RM750e at PCPartPicker's listings of their 2025 models in the same
+pc-part-dataset commit (the catalog's parts are those models: their wattage and rating are
+every model year's, and the 2025 one is the one on sale), and the Supermicro H13SSL-N at
+Newegg's $659 as a buyer's parts list on Pastebin quotes it (dated 2025-01-29 by the page).
+The Threadripper and EPYC CPUs, the other sTR5 and SP5 boards, the Kingston RDIMM kits (the
+dataset's one 32 GB DDR5-5600 Server Premier listing does not say registered or unbuffered),
+the Hyper M.2 cards, the 4U8G-TURIN2 and the Instinct, NVL and RTX PRO 5000 cards again gave
+ranges, estimates, rentals, other variants, other currencies or pages with no address.
+
 Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -586,5 +596,23 @@ PRICE_OBSERVATIONS = [
         source_url="https://simonwillison.net/2025/Mar/24/deepseek/",
         observed_on="2025-03-24", dated=PAGE,
         quote="512GB M3 Ultra Mac Studio ($9,499 of ostensibly consumer-grade hardware)",
+    ),
+    # --- the eighth search (2026-12-07) ---------------------------------------------------
+    _pcpartpicker(
+        606, "348.99", "Corsair HX1500i (2025)", "power-supply",
+        '{"name": "Corsair HX1500i (2025)", "price": 348.99, "type": "ATX", "efficiency": '
+        '"platinum", "wattage": 1500, "modular": "Full", "color": "Black"}',
+    ),
+    _pcpartpicker(
+        607, "99.99", "Corsair RM750e (2025)", "power-supply",
+        '{"name": "Corsair RM750e (2025)", "price": 99.99, "type": "ATX", "efficiency": null, '
+        '"wattage": 750, "modular": "Full", "color": "Black"}',
+    ),
+    SourcedPrice(
+        part_pk=331, amount="659", currency="USD", condition="new",
+        vendor="Newegg listing (a buyer's parts list on Pastebin)", region="US",
+        source_url="https://pastebin.com/64ERmKgf", observed_on="2025-01-29", dated=PAGE,
+        quote="Supermicro Server Motherboard MBD-H13SSL-N Socket "
+        "https://www.newegg.com/p/N82E16813183819 $659",
     ),
 ]  # fmt: skip
