@@ -65,7 +65,10 @@ OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
 # first in the grid, what ties keep) to 4.
 MOE_LAYER_EXTRA_GRID = tuple(0.25 * i for i in range(17))
 PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
-ROUNDS = 3
+# Rounds of coordinate descent: until one changes nothing, at most this many.
+MAX_ROUNDS = 3
+# δ of the pseudo-Huber loss (_log_error_loss): a log error of 5 %, below which it is quadratic.
+SMOOTHING = 0.05
 # GB/s per SM (compute unit): no cap first, then from 40 down to 2, so that a cap no row
 # binds (ties) stays off rather than landing on GPUs the fit never saw.
 UNIT_STREAM_GRID: tuple[float | None, ...] = (
@@ -109,18 +112,22 @@ def resolved_rows(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, 
 
 
 def _log_error_loss(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Setup]]) -> float:
-    """Σ |log(predicted / measured)| over `pairs`: least absolute deviations in log space,
-    whose minimum is the constants that make the rows' median error zero. Squared log errors
-    (engines 1.1–1.21) let a row 3× off weigh as much as 28 rows 20 % off, so a run on a
-    broken build or a misread figure moved a key's constants for every row beside it
-    (docs/accuracy.md, "What moved in engine 1.22.0")."""
+    """Σ (√(e² + δ²) − δ) over `pairs`, e = log(predicted / measured), δ = SMOOTHING: the
+    pseudo-Huber loss (Charbonnier et al. 1997). Beyond a few per cent it is |e|, least
+    absolute deviations in log space, so a row 3× off weighs no more than any other row wrong
+    by as much (squared log errors, engines 1.1–1.21, let one such row weigh as much as 28
+    rows 20 % off; docs/accuracy.md, "What moved in engine 1.22.0"). Within δ it is smooth
+    (e²/2δ), where Σ |e| has a corner at every row's zero: coordinate descent stopped at such
+    corners, where no step in one constant lowers the loss although a step in two would
+    (docs/accuracy.md, "What moved in engine 1.24.0")."""
     total = 0.0
     for row, setup in pairs:
         try:
             predicted, _ = predicted_value(setup, table, row.unit)
         except EngineInputError:
             return math.inf
-        total += abs(math.log(predicted / row.value))
+        error = math.log(predicted / row.value)
+        total += math.sqrt(error * error + SMOOTHING * SMOOTHING) - SMOOTHING
     return total
 
 
@@ -153,12 +160,52 @@ def grid_minimum(grid: Sequence[T], loss: Callable[[T], float]) -> T:
     return grid[min(fine, key=lambda i: (loss(grid[i]), i))]
 
 
+# The coarse step of m½'s grid in the joint search (grid_minimum_2d): every 8th of 129 values.
+EXPERT_GEMM_COARSE_STEP = 8
+
+
+def grid_minimum_2d(
+    grids: tuple[Sequence[float], Sequence[float]],
+    steps: tuple[int, int],
+    loss: Callable[[float, float], float],
+) -> tuple[float, float]:
+    """The pair of grid values of least loss (ties: the earlier in the first grid, then the
+    second), searched coarse to fine: every steps[i]-th value of each grid first, then every
+    pair within a step of the best coarse pair. For two constants that trade off along a
+    valley, where a search in one at a time stops short (fit._fit_key)."""
+    first, second = grids
+
+    def near(best: int, step: int, size: int) -> range:
+        return range(max(best - step + 1, 0), min(best + step, size))
+
+    def best_of(pairs: Sequence[tuple[int, int]]) -> tuple[int, int]:
+        return min(pairs, key=lambda ij: (loss(first[ij[0]], second[ij[1]]), ij))
+
+    coarse = [
+        (i, j) for i in range(0, len(first), steps[0]) for j in range(0, len(second), steps[1])
+    ]
+    i, j = best_of(coarse)
+    fine = [(a, b) for a in near(i, steps[0], len(first)) for b in near(j, steps[1], len(second))]
+    i, j = best_of(fine)
+    return first[i], second[j]
+
+
 def _fit_key(
-    table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+    table: Efficiency,
+    key: Key,
+    pairs: Sequence[tuple[MeasurementRow, Setup]],
+    *,
+    first_round: bool = False,
 ) -> Efficiency:
     own_expert_prompts = _own_expert_prompts(key, pairs)
     grids = _grids(key, pairs, own_expert_prompts)
+    joint = first_round and {"flops_efficiency", "expert_gemm_half_rows"} <= grids.keys()
     for name, grid in grids.items():
+        if joint and name == "flops_efficiency":
+            table = _fit_jointly(table, key, pairs)
+            continue
+        if joint and name == "expert_gemm_half_rows":
+            continue
         if name == "attention_efficiency":
             grid = attention_grid(table.get(*key).flops_efficiency)
         # The per-layer overhead is pinned by rows run at home (runs_at_home): not a
@@ -179,6 +226,26 @@ def _fit_key(
 
         table = _with(table, key, name, grid_minimum(grid, loss))
     return table
+
+
+def _fit_jointly(
+    table: Efficiency, key: Key, pairs: Sequence[tuple[MeasurementRow, Setup]]
+) -> Efficiency:
+    """A key's FLOPS efficiency and its routed experts' m½ searched together over all its rows
+    (grid_minimum_2d): a lower efficiency with a smaller m½ predicts the same MoE prompts and
+    slower dense ones, a valley along which one constant at a time stops short (a key's dense
+    and MoE prompts read 20–33 % apart on Strix Halo; docs/accuracy.md, "What moved in engine
+    1.24.0")."""
+
+    def at(flops: float, half_rows: float) -> Efficiency:
+        fitted = _with(table, key, "flops_efficiency", flops)
+        return _with(fitted, key, "expert_gemm_half_rows", half_rows)
+
+    def loss(flops: float, half_rows: float) -> float:
+        return _loss(at(flops, half_rows), key, pairs)
+
+    steps = (COARSE_STEP, EXPERT_GEMM_COARSE_STEP)
+    return at(*grid_minimum_2d((FRACTION_GRID, EXPERT_GEMM_GRID), steps, loss))
 
 
 def attention_grid(flops_efficiency: float) -> tuple[float, ...]:
@@ -453,9 +520,10 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
         ),
         corpus_assembled=assembled,
     )
-    for _ in range(ROUNDS):
+    for round_ in range(MAX_ROUNDS):
+        start = table
         for key in sorted(by_key):
-            table = _fit_key(table, key, by_key[key])
+            table = _fit_key(table, key, by_key[key], first_round=round_ == 0)
         if routed:
             table = _fit_routing(table, routed)
         if experts:
@@ -464,6 +532,8 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
             table = _fit_global(table, "network_hop_s", networked)
         if unfused:
             table = _fit_global(table, "moe_layer_extra", unfused)
+        if table == start:
+            break
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):
         table = _derived(table)
     return table
