@@ -600,13 +600,13 @@ PRICE_OBSERVATIONS = [
     # --- the eighth search (2026-12-07) ---------------------------------------------------
     _pcpartpicker(
         606, "348.99", "Corsair HX1500i (2025)", "power-supply",
-        '{"name": "Corsair HX1500i (2025)", "price": 348.99, "type": "ATX", "efficiency": '
-        '"platinum", "wattage": 1500, "modular": "Full", "color": "Black"}',
+        '"name":"Corsair HX1500i (2025)","price":348.99,"type":"ATX","efficiency":"platinum",'
+        '"wattage":1500,"modular":"Full","color":"Black"',
     ),
     _pcpartpicker(
         607, "99.99", "Corsair RM750e (2025)", "power-supply",
-        '{"name": "Corsair RM750e (2025)", "price": 99.99, "type": "ATX", "efficiency": null, '
-        '"wattage": 750, "modular": "Full", "color": "Black"}',
+        '"name":"Corsair RM750e (2025)","price":99.99,"type":"ATX","efficiency":null,'
+        '"wattage":750,"modular":"Full","color":"Black"',
     ),
     SourcedPrice(
         part_pk=331, amount="659", currency="USD", condition="new",
