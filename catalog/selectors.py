@@ -14,7 +14,8 @@ from typing import Any, NamedTuple, TypeVar
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
-from django.db.models import Exists, Max, Q, QuerySet
+from django.db.models import Case as SqlCase
+from django.db.models import Exists, Max, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from catalog.compatibility import Problem, build_errors, build_problems
@@ -66,9 +67,11 @@ def price_valid_list() -> QuerySet[PriceObservation]:
 
 
 class CurrentPrice(NamedTuple):
-    """A part's current price: its newest valid observation (estimates included) and that
-    amount in US dollars. The rankings read the same (`part_ranking_quotes`' latest quote),
-    so a part's page and its ranked builds quote one price."""
+    """A part's current price: its newest valid published observation, or where it has none
+    its newest planner estimate (a published price supersedes any estimate, however dated:
+    an estimate observes no market), and that amount in US dollars. The rankings read the
+    same (`part_ranking_quotes`' latest quote), so a part's page and its ranked builds quote
+    one price."""
 
     observation: PriceObservation
     amount_usd: Decimal
@@ -82,11 +85,14 @@ class CurrentPrice(NamedTuple):
 def _convertible_observations(
     rates: RateTable, part_ids: Sequence[int] | None
 ) -> QuerySet[PriceObservation]:
-    """`price_valid_list` with the rate table already read (the currencies it converts)."""
+    """`price_valid_list` with the rate table already read (the currencies it converts),
+    published prices first and the planner's estimates after them (`CurrentPrice`), each
+    newest first."""
     rows = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
     if part_ids is not None:
         rows = rows.filter(part_id__in=list(part_ids))
-    return rows.order_by("-observed_on", "-id")
+    estimate_last = SqlCase(When(vendor=ESTIMATE_VENDOR, then=Value(1)), default=Value(0))
+    return rows.order_by(estimate_last, "-observed_on", "-id")
 
 
 def _newest_in_dollars(
@@ -190,8 +196,9 @@ class Quote(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class PartQuotes:
-    """A part's current sourced price (None: none published) and its latest price of any
-    kind, estimates included (None: no price at all)."""
+    """A part's current sourced price (None: none published) and its price with estimates
+    included: the sourced one, or where none is published the newest estimate (None: no
+    price at all)."""
 
     sourced: Quote | None
     latest: Quote | None
@@ -237,7 +244,8 @@ def part_ranking_quotes(
                 sourced=None if quote.estimate else quote, latest=quote
             )
         elif known.sourced is None and not quote.estimate:
-            quotes[observation.part_id] = PartQuotes(sourced=quote, latest=known.latest)
+            # A published price supersedes a newer estimate (`CurrentPrice`).
+            quotes[observation.part_id] = PartQuotes(sourced=quote, latest=quote)
     return quotes
 
 

@@ -104,6 +104,26 @@ def test_a_parts_page_and_its_ranked_builds_quote_one_price() -> None:
     assert part_estimated_ids() == frozenset()
 
 
+def test_a_published_price_supersedes_a_newer_estimate_everywhere() -> None:
+    """A published price of February and the planner's estimate of March: the current price
+    is the published one on the page, in the parts' list and in rankings with or without
+    estimates; the part is not flagged as estimated. An estimate observes no market."""
+    gpu = GpuFactory.create()
+    PriceObservationFactory.create(part=gpu, amount=Decimal(1650), observed_on=FEB)
+    PriceObservationFactory.create(
+        part=gpu, amount=Decimal(1900), vendor="planner estimate", observed_on=MAR
+    )
+    quotes = part_ranking_quotes(part_ids=[gpu.pk])[gpu.pk]
+    current = part_current_price(part=gpu)
+    assert current is not None
+    assert current.amount_usd == Decimal(1650)
+    assert quotes.sourced == quotes.latest
+    assert quotes.latest is not None
+    assert quotes.latest.amount_usd == Decimal(1650)
+    assert current_prices_usd(part_ids=[gpu.pk]) == {gpu.pk: Decimal(1650)}
+    assert part_estimated_ids() == frozenset()
+
+
 def test_the_planners_estimate_is_flagged_while_it_is_current() -> None:
     gpu = GpuFactory.create()
     PriceObservationFactory.create(part=gpu, vendor="planner estimate", observed_on=MAR)

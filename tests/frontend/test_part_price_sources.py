@@ -60,3 +60,14 @@ def test_a_euro_price_that_is_current_is_shown_converted_as_the_rankings_price_i
     assert "4674.00 EUR as published" in html
     listing = _text(client.get("/catalog/?kind=system"))
     assert shown in listing
+
+
+def test_a_part_priced_before_its_estimate_shows_the_published_price(client: Client) -> None:
+    """The Corsair HX1500i has PCPartPicker's $348.99 of 2025-07-23 and the planner's
+    estimate of February 2026: the page quotes the published price, as the rankings do, and
+    lists the estimate in its history."""
+    html = _text(client.get("/catalog/parts/corsair-hx1500i/"))
+
+    assert "Current price: <strong>$349</strong>" in html
+    assert "PCPartPicker (Corsair HX1500i (2025))" in html.split("Specifications")[0]
+    assert "planner estimate" in html  # still in the history

@@ -23,6 +23,7 @@ SMALL = {"kind": "train", "model": "llama-3.1-8b", "quant": "NF4", "seq_len": 10
 FLASH = {"kind": "infer", "model": "glm-4.7-flash", "quant": "Q4_K_M", "context": 32768}
 NARROW = {"gpu_count_max": 2, "storage_tiers": ["gen4_x1"]}
 GPU = "RTX 4090"
+DRIVE = "Crucial T500 2TB"
 SIZES = [size.value for size in CaseSize]
 
 
@@ -196,7 +197,9 @@ def test_new_only_prices_a_part_by_its_newest_new_offer_and_leaves_used_only_par
 @pytest.mark.django_db
 def test_a_region_counts_its_own_and_worldwide_offers_only(catalog: None) -> None:
     _add_price(GPU, "1700.00", currency="EUR", region=Region.EU)
-    _add_price("Samsung 990 PRO 2TB", "150.00", region=Region.WORLDWIDE)
+    # The drive these candidates take for a PCIe 4.0 x1 tier: the cheapest that reads at the
+    # tier's full speed, at current (published) prices.
+    _add_price(DRIVE, "150.00", region=Region.WORLDWIDE)
     run = _run(SMALL)
 
     eu = _view(run, region=Region.EU)
@@ -209,9 +212,9 @@ def test_a_region_counts_its_own_and_worldwide_offers_only(catalog: None) -> Non
     assert all(_line(row, GPU)["price_currency"] == "EUR" for row in eu_rows)
     assert all("no current price in the EU for " in row["reason"] for row in eu_rows)
     assert not any(GPU in row["reason"] for row in eu_rows)
-    drive_rows = _with(eu["unpriced"], "Samsung 990 PRO 2TB")
+    drive_rows = _with(eu["unpriced"], DRIVE)
     assert drive_rows
-    assert all(_line(row, "Samsung 990 PRO 2TB")["unit_usd"] == 150.0 for row in drive_rows)
+    assert all(_line(row, DRIVE)["unit_usd"] == 150.0 for row in drive_rows)
     assert eu["region"] == Region.EU
     us_rows = _with(us["rows"], GPU)
     assert us_rows
