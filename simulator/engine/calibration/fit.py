@@ -66,7 +66,7 @@ OVERHEAD_GRID_S = tuple(round(5e-6 * i, 7) for i in range(61))  # 0 … 300 µs
 MOE_LAYER_EXTRA_GRID = tuple(0.25 * i for i in range(17))
 PRIOR_WEIGHT = 0.01  # squared-log pull towards the prior, per constant
 # Rounds of coordinate descent: until one changes nothing, at most this many.
-MAX_ROUNDS = 3
+MAX_ROUNDS = 12
 # δ of the pseudo-Huber loss (_log_error_loss): a log error of 5 %, below which it is quadratic.
 SMOOTHING = 0.05
 # GB/s per SM (compute unit): no cap first, then from 40 down to 2, so that a cap no row
