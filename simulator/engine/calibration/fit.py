@@ -4,10 +4,12 @@ rewrites `data/efficiency.json` (add `--check` to only compare with the shipped 
 Each (runtime, device class) key has up to six constants (bandwidth and FLOPS efficiency,
 per-layer overhead, attention efficiency, per-SM streaming rate, the m½ of its routed experts'
 prompt GEMMs). Coordinate descent over fixed grids minimizes, over the rows whose prediction
-uses the key, the sum of absolute log errors (`_log_error_loss`: the median's loss, as the
-accuracy is scored by the median |error|, and one mis-measured row pulls no harder than any
-other wrong by as much) plus a weak pull towards the prior (so a constant no row is sensitive
-to stays at its prior). Each round then fits the one global routing pool fraction f
+uses the key, the pseudo-Huber loss of the log errors (`_log_error_loss`: the absolute error
+beyond a few per cent, so one mis-measured row pulls no harder than any other wrong by as
+much, and smooth within, so the descent does not stop at a corner) plus a weak pull towards
+the prior (so a constant no row is sensitive to stays at its prior); the first round searches
+a key's FLOPS efficiency and m½ together (`_fit_jointly`), and rounds repeat until one
+changes nothing (at most MAX_ROUNDS). Each round then fits the one global routing pool fraction f
 (decode.distinct_experts) on the rows whose prediction depends on it, batched MoE decode
 (batch ≥ 2), the same way (pull towards uniform routing, 1.0), the pooled m½ on every MoE
 prefill row computed on GPUs, the one global cost of a machine boundary on rows of several
@@ -156,8 +158,14 @@ def grid_minimum(grid: Sequence[T], loss: Callable[[T], float]) -> T:
     constants once per source)."""
     coarse = range(0, len(grid), COARSE_STEP)
     best = min(coarse, key=lambda i: (loss(grid[i]), i))
-    fine = range(max(best - COARSE_STEP + 1, 0), min(best + COARSE_STEP, len(grid)))
+    fine = _within_a_step(best, COARSE_STEP, len(grid))
     return grid[min(fine, key=lambda i: (loss(grid[i]), i))]
+
+
+def _within_a_step(best: int, step: int, size: int) -> range:
+    """The grid indices less than `step` from `best`: the fine stage of a coarse-to-fine
+    search whose coarse stage took every `step`-th value."""
+    return range(max(best - step + 1, 0), min(best + step, size))
 
 
 # The coarse step of m½'s grid in the joint search (grid_minimum_2d): every 8th of 129 values.
@@ -175,9 +183,6 @@ def grid_minimum_2d(
     valley, where a search in one at a time stops short (fit._fit_key)."""
     first, second = grids
 
-    def near(best: int, step: int, size: int) -> range:
-        return range(max(best - step + 1, 0), min(best + step, size))
-
     def best_of(pairs: Sequence[tuple[int, int]]) -> tuple[int, int]:
         return min(pairs, key=lambda ij: (loss(first[ij[0]], second[ij[1]]), ij))
 
@@ -185,7 +190,11 @@ def grid_minimum_2d(
         (i, j) for i in range(0, len(first), steps[0]) for j in range(0, len(second), steps[1])
     ]
     i, j = best_of(coarse)
-    fine = [(a, b) for a in near(i, steps[0], len(first)) for b in near(j, steps[1], len(second))]
+    fine = [
+        (a, b)
+        for a in _within_a_step(i, steps[0], len(first))
+        for b in _within_a_step(j, steps[1], len(second))
+    ]
     i, j = best_of(fine)
     return first[i], second[j]
 
