@@ -91,6 +91,12 @@ def _convertible_observations(
     rows = PriceObservation.objects.filter(withdrawn=False, currency__in=rates.convertible)
     if part_ids is not None:
         rows = rows.filter(part_id__in=list(part_ids))
+    return _published_first(rows)
+
+
+def _published_first(rows: QuerySet[PriceObservation]) -> QuerySet[PriceObservation]:
+    """`rows` in the order a current price is chosen (`CurrentPrice`): published prices
+    before the planner's estimates, each newest first."""
     estimate_last = SqlCase(When(vendor=ESTIMATE_VENDOR, then=Value(1)), default=Value(0))
     return rows.order_by(estimate_last, "-observed_on", "-id")
 
@@ -223,8 +229,9 @@ def _quote(observation: PriceObservation, rates: RateTable, today: date) -> Quot
 def part_ranking_quotes(
     *, part_ids: Sequence[int], new_only: bool = False, region: str | None = None
 ) -> dict[int, PartQuotes]:
-    """Part id → its current quotes, sourced and with estimates: the newest valid
-    observation in any currency the rate table converts. `new_only` counts only prices of
+    """Part id → its current quotes, sourced and with estimates: the first valid observation
+    in any currency the rate table converts, published before estimated (`CurrentPrice`).
+    `new_only` counts only prices of
     new parts (not used or refurbished); `region` only prices offered in that region or
     worldwide. Two queries; a part with no such price is left out."""
     rates, today = exchange_rate_table(), timezone.localdate()
@@ -234,18 +241,14 @@ def part_ranking_quotes(
     if region is not None:
         observations = observations.filter(region__in=(region, Region.WORLDWIDE))
     quotes: dict[int, PartQuotes] = {}
-    for observation in observations.order_by("-observed_on", "-id"):  # newest first
-        quote = _quote(observation, rates, today)
-        if quote is None:
+    for observation in _published_first(observations):
+        if observation.part_id in quotes:
             continue
-        known = quotes.get(observation.part_id)
-        if known is None:
+        quote = _quote(observation, rates, today)
+        if quote is not None:
             quotes[observation.part_id] = PartQuotes(
                 sourced=None if quote.estimate else quote, latest=quote
             )
-        elif known.sourced is None and not quote.estimate:
-            # A published price supersedes a newer estimate (`CurrentPrice`).
-            quotes[observation.part_id] = PartQuotes(sourced=quote, latest=quote)
     return quotes
 
 
