@@ -27,6 +27,9 @@ CORPUS_PATH = "data/measurements/validation.json"
 GATHERED_PATH = "data/measurements/gathered.json"
 SEEDS_PATH = "data/measurements/seeds.json"
 MEASURED_PATH = "data/measurements/measured.json"
+# Public rows gathered after the shipped fit and never fitted (load_corpus leaves them out):
+# `manage.py accuracy --corpus` scores the shipped constants on them (docs/accuracy.md).
+HOLDOUT_PATH = "data/measurements/holdout.json"
 # Where benchmarks/calibrate_gpu.py's outputs are kept, each named for its machine and date.
 MEASURED_RESULTS_DIR = "benchmarks/results/"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

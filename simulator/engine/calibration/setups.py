@@ -664,6 +664,18 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "engine's llama.cpp constants describe",
         ),
         (
+            _cdna_prompt_before_matrix_cores(row),
+            "llama.cpp's ROCm build before its prompt kernels used CDNA's matrix cores "
+            "(ggml-org/llama.cpp PR #14624, July 2025): quantized prompt GEMMs ran on vector "
+            "int8 dot products, far below the matrix-core peak the device table lists",
+        ),
+        (
+            row.category.startswith("training") and "varlen" in lowered,
+            "sequences packed from shorter documents with variable-length attention (each "
+            "document attends only to its own tokens): the attention's cost is set by the "
+            "documents' lengths, which the source does not state",
+        ),
+        (
             _stalled_run(row),
             "the run did not serve at a steady rate: the benchmark printed a peak output "
             f"throughput over {STALL_PEAK_RATIO:g}× its mean, so its requests stalled between "
@@ -716,6 +728,34 @@ def _old_cuda_build(row: MeasurementRow) -> bool:
         and "cuda" in engine
         and re.search(r"(?<![\w-])llama\.cpp(?![\w-])", engine) is not None
     )
+
+
+# llama.cpp's HIP MMQ kernels (its prompt GEMMs for quantized weights) multiplied with vector
+# int8 dot products on AMD's datacenter GPUs until they used CDNA's matrix cores (MFMA):
+# ggml-org/llama.cpp PR #14624, "HIP: Enable Matrix cores for MMQ Kernels" (CDNA3, described
+# 2025-07-10), and PR #14949 (gfx908, gfx90a). The device table's CDNA peaks are the matrix
+# cores'. llama-bench prints a build counter that grows with every commit; build 4696 was
+# published on 2025-02-12 (geerlingguy/ai-benchmarks issue #20; hold-out rows V069-V071), so a
+# build numbered at most that predates both PRs.
+LAST_BUILD_BEFORE_CDNA_MATRIX_CORES = 4696
+CDNA_GPU = re.compile(r"\bmi(?:100|210|250x?|300[ax]?|325x)\b")
+LLAMA_BENCH_BUILD = re.compile(r"\((\d{3,5})\)")
+
+
+def _cdna_prompt_before_matrix_cores(row: MeasurementRow) -> bool:
+    """A prompt on a CDNA GPU measured with a llama.cpp ROCm build from before its MMQ kernels
+    used matrix cores (by its build counter, or a year before 2025 where it prints none)."""
+    engine = row.engine.lower()
+    if row.workload.get("phase") != "prefill" or ("rocm" not in engine and "hip" not in engine):
+        return False
+    if not engine.startswith("llama.cpp") or not CDNA_GPU.search(
+        str(row.hardware.get("gpu", "")).lower()
+    ):
+        return False
+    build = LLAMA_BENCH_BUILD.search(row.engine)
+    if build is not None:
+        return int(build.group(1)) <= LAST_BUILD_BEFORE_CDNA_MATRIX_CORES
+    return row.measured_year is not None and row.measured_year < 2025
 
 
 # FP8 as training stacks name it: torchao's float8, Transformer Engine's FP8 and MXFP8
