@@ -224,8 +224,9 @@ def accuracy_page() -> dict[str, Any]:
     categories = [
         {"stats": stats, "label": category_label(stats.category)} for stats in view.categories
     ]
-    return {"view": view, "report": view.report, "in_sample": view.in_sample, "rows": rows,
-            "categories": categories, "runtimes": view.report.runtimes}  # fmt: skip
+    return {"view": view, "report": view.report, "in_sample": view.in_sample,
+            "holdout": view.holdout, "rows": rows, "categories": categories,
+            "runtimes": view.report.runtimes}  # fmt: skip
 
 
 # --- training modes -------------------------------------------------------------------------

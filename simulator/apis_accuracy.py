@@ -123,6 +123,11 @@ class AccuracyOutputSerializer(serializers.Serializer[Any]):
     in_sample = ReportSerializer(
         help_text="the same rows predicted with the constants fitted on all of them"
     )
+    holdout = ReportSerializer(
+        help_text="the shipped constants on public rows gathered after the fit and never "
+        "fitted (data/measurements/holdout.json; their rows: manage.py accuracy --corpus)"
+    )
+    holdout_rows = serializers.IntegerField(help_text="hold-out rows, modeled or not")
     rows = AccuracyRowSerializer(many=True)
 
 

@@ -17,6 +17,7 @@ commands import from here and nowhere deeper. Layout:
 """
 
 from simulator.engine.calibration.corpus import (
+    HOLDOUT_PATH,
     read_corpus_file,
     row_from_json,
     rows_from_corpus,
@@ -154,6 +155,7 @@ __all__ = [
     "ENGINE_VERSION",
     "GIB",
     "GPU",
+    "HOLDOUT_PATH",
     "INFER",
     "IN_SAMPLE_TARGETS",
     "KINDS",

@@ -8,7 +8,11 @@ bands come from the cross-validated report.
 
 The report is built by the engine (`accuracy_report`) from the stored predictions and cached
 under a key that changes whenever any measurement row changes (count, last update) or the
-engine or its efficiency constants do, so accepting a row shows on the next request."""
+engine or its efficiency constants do, so accepting a row shows on the next request.
+
+The hold-out report scores the shipped constants on public rows gathered after the fit and
+never fitted (`data/measurements/holdout.json`): the planner's error on measurements it was
+not fitted to, third beside the two."""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from simulator.engine import (
     CROSS_VALIDATED_TARGETS,
     DEFAULT_RUNTIME,
     GPU,
+    HOLDOUT_PATH,
     IN_SAMPLE_TARGETS,
     MIN_ROWS_FOR_CATEGORY_BAND,
     UNIFIED,
@@ -34,6 +39,10 @@ from simulator.engine import (
     band_category,
     band_range,
     error_band,
+    load_efficiency,
+    predict_all,
+    read_corpus_file,
+    rows_from_corpus,
     workload_model,
 )
 from simulator.models import Measurement, MeasurementStatus
@@ -72,11 +81,16 @@ class AccuracyView:
     assembled: str
     report: AccuracyReport  # cross-validated: the headline
     in_sample: AccuracyReport
+    holdout: AccuracyReport  # rows gathered after the fit, never fitted
     rows: list[Measurement]
 
     @property
     def categories(self) -> tuple[CategoryStats, ...]:
         return self.report.categories
+
+    @property
+    def holdout_rows(self) -> int:
+        return len(self.holdout.predictions)
 
 
 def category_label(category: str) -> str:
@@ -171,6 +185,18 @@ def accuracy_reports_get() -> AccuracyReports:
     return reports
 
 
+def holdout_report_get() -> AccuracyReport:
+    """The shipped constants scored on the hold-out rows, against the cross-validated targets
+    (no fit saw them); cached per engine version and constants."""
+    key = f"{CACHE_PREFIX}:holdout:{prediction_version()}"
+    report: AccuracyReport | None = cache.get(key)
+    if report is None:
+        rows = rows_from_corpus(read_corpus_file(HOLDOUT_PATH))
+        report = accuracy_report(predict_all(rows, load_efficiency()), CROSS_VALIDATED_TARGETS)
+        cache.set(key, report, CACHE_TIMEOUT_S)
+    return report
+
+
 def accuracy_view_get() -> AccuracyView:
     reports = accuracy_reports_get()
     corpus = corpus_data()
@@ -179,6 +205,7 @@ def accuracy_view_get() -> AccuracyView:
         assembled=str(corpus.get("assembled", "")),
         report=reports.cross_validated,
         in_sample=reports.in_sample,
+        holdout=holdout_report_get(),
         rows=list(measurement_accepted_list()),
     )
 

@@ -6,7 +6,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from simulator.engine.calibration import AccuracyReport
-from simulator.engine.calibration.corpus import read_corpus_file
+from simulator.engine.calibration.corpus import HOLDOUT_PATH, read_corpus_file, rows_from_corpus
+from simulator.engine.calibration.efficiency import load_efficiency
+from simulator.engine.calibration.predict import predict_all
+from simulator.engine.calibration.report import CROSS_VALIDATED_TARGETS, accuracy_report
 from simulator.models import Measurement
 
 pytestmark = pytest.mark.django_db
@@ -42,6 +45,21 @@ def test_the_in_sample_figures_come_second(
     assert in_sample is not None
     assert held_out is not None
     assert in_sample < held_out
+
+
+def test_the_hold_out_figures_are_the_shipped_constants_on_rows_no_fit_saw(corpus: int) -> None:
+    rows = rows_from_corpus(read_corpus_file(HOLDOUT_PATH))
+    expected = accuracy_report(predict_all(rows, load_efficiency()), CROSS_VALIDATED_TARGETS)
+    body = APIClient().get(URL).json()
+    assert body["holdout_rows"] == len(rows) > 0
+    holdout = body["holdout"]
+    assert holdout["median_abs_error"] == pytest.approx(expected.median_abs_error)
+    assert holdout["worst_ratio"] == pytest.approx(expected.worst_ratio)
+    assert holdout["modeled_share"] == pytest.approx(expected.modeled_share)
+    assert holdout["targets"]["name"] == "cross-validated (issue 15)"
+    assert [c["category"] for c in holdout["categories"]] == [
+        c.category for c in expected.categories
+    ]
 
 
 def test_the_categories_are_the_engines(corpus: int, engine_report: AccuracyReport) -> None:

@@ -23,6 +23,7 @@ from simulator.engine.calibration.corpus import (
 from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.calibration.predict import predict_all
 from simulator.engine.version import ENGINE_PACKAGE
+from simulator.services.accuracy import holdout_report_get
 
 
 def _holdout_rows() -> tuple[MeasurementRow, ...]:
@@ -70,3 +71,18 @@ def test_scoring_the_hold_out_fits_nothing_and_uses_the_shipped_constants() -> N
         if not row["modeled"]:
             assert row["reason"]
     assert resources.files(ENGINE_PACKAGE).joinpath("data/efficiency.json").read_bytes() == shipped
+
+
+@pytest.mark.django_db
+def test_the_stored_report_prints_the_hold_out_third(corpus: int) -> None:
+    holdout = holdout_report_get()
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="target"):
+        call_command("accuracy", "--json", stdout=out)
+    body = json.loads(out.getvalue())
+    assert body["holdout"]["median_abs_error"] == pytest.approx(holdout.median_abs_error)
+    assert body["holdout"]["modeled_share"] == pytest.approx(holdout.modeled_share)
+    text = io.StringIO()
+    with pytest.raises(CommandError, match="target"):
+        call_command("accuracy", stdout=text)
+    assert f"Hold-out ({len(holdout.predictions)} rows gathered after the fit)" in text.getvalue()

@@ -8,7 +8,9 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
+from frontend.templatetags.accuracy import pct
 from simulator.models import Measurement
+from simulator.services.accuracy import holdout_report_get
 from simulator.services.measurements import measurements_load
 from tests.frontend.browser import PHONE_PX, screenshots, wait_for_chart
 from tests.frontend.conftest import GLM, ranking_compute
@@ -49,6 +51,12 @@ def test_the_accuracy_page_draws_every_modeled_row_and_lists_every_row(
     expect(page.locator("table.accuracy-rows tbody tr")).to_have_count(Measurement.objects.count())
     expect(page.locator("table.accuracy-rows a", has_text="source").first).to_be_visible()
     expect(page.locator("#corpus-date")).to_have_text("2026-11-21")
+    holdout = holdout_report_get()
+    expect(page.locator("#holdout")).to_contain_text(
+        f"Hold-out ({len(holdout.predictions)} public measurements"
+    )
+    assert holdout.median_abs_error is not None
+    expect(page.locator("#holdout strong")).to_have_text(pct(holdout.median_abs_error))
     screenshots(page, "accuracy")
 
     page.set_viewport_size({"width": PHONE_PX, "height": 900})

@@ -79,6 +79,9 @@ class Printed:
     report: AccuracyReport  # cross-validated: the headline
     in_sample: AccuracyReport
     rows: list[ReportRow]
+    # the shipped constants on the hold-out rows (the stored report only; a user's file is
+    # its own hold-out)
+    holdout: AccuracyReport | None = None
 
 
 def _stored_row(m: Measurement) -> ReportRow:
@@ -134,6 +137,7 @@ def stored_report() -> Printed:
         report=view.report,
         in_sample=view.in_sample,
         rows=[_stored_row(m) for m in view.rows],
+        holdout=view.holdout,
     )
 
 
@@ -193,6 +197,9 @@ def format_accuracy(view: Printed) -> str:
         *_summary("Cross-validated (each source left out of the fit)", report),
         *_summary("In-sample (constants fitted on these rows)", view.in_sample),
     ]
+    if view.holdout is not None:
+        label = f"Hold-out ({len(view.holdout.predictions)} rows gathered after the fit)"
+        summary += _summary(label, view.holdout)
     return "\n\n".join(
         (
             _table(ROW_HEADER, rows),
@@ -233,6 +240,7 @@ def accuracy_json(view: Printed) -> dict[str, Any]:
         "corpus_assembled": view.assembled,
         **_report_json(view.report),
         "in_sample": _report_json(view.in_sample),
+        **({} if view.holdout is None else {"holdout": _report_json(view.holdout)}),
         "rows": [
             {"id": m.row_id, "category": m.category, "runtime": m.runtime, "measured": m.value,
              "cv_predicted": m.cv_predicted, "cv_signed_error": m.cv_signed_error,
