@@ -83,8 +83,9 @@ def _corpus_fields(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
     """Create or update one accepted corpus row per row of `data` (the shipped corpus by
-    default), then predict every accepted row again. Idempotent; returns the number of corpus
-    rows."""
+    default), remove the corpus rows it no longer holds (a row moved out of the corpus, such as
+    to the hold-out file, must not stay in the report), then predict every accepted row again.
+    Users' rows are kept. Idempotent; returns the number of corpus rows."""
     data = corpus_data() if data is None else data
     rows_from_corpus(data)  # validates every row; EngineInputError names the field at fault
     rows = data["rows"]
@@ -110,6 +111,9 @@ def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
                 measurement.prediction_version = ""
                 measurement.updated_at = now
                 edited.append(measurement)
+        Measurement.objects.filter(origin=MeasurementOrigin.CORPUS).exclude(
+            row_id__in=[r["id"] for r in rows]
+        ).delete()
         Measurement.objects.bulk_create(new, batch_size=BULK_BATCH)
         Measurement.objects.bulk_update(
             edited, [*fields, "prediction_version", "updated_at"], batch_size=BULK_BATCH

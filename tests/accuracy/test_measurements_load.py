@@ -9,6 +9,7 @@ from simulator.engine.calibration import load_corpus, predict_all
 from simulator.engine.calibration.corpus import read_corpus_file, shipped_corpus_document
 from simulator.models import Measurement, MeasurementOrigin, MeasurementStatus
 from simulator.services.measurements import measurements_load, prediction_version
+from tests.accuracy.factories import MeasurementFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +39,17 @@ def test_loading_again_changes_nothing(corpus: int) -> None:
     before = dict(Measurement.objects.values_list("row_id", "updated_at"))
     assert measurements_load() == corpus
     assert dict(Measurement.objects.values_list("row_id", "updated_at")) == before
+
+
+def test_a_corpus_row_the_file_no_longer_holds_is_removed_and_users_rows_are_kept(
+    corpus: int,
+) -> None:
+    retired = MeasurementFactory.create(row_id="G9999")  # a corpus row since moved out of the file
+    mine = MeasurementFactory.create(row_id="U9999", origin=MeasurementOrigin.USER)
+    assert measurements_load() == corpus
+    assert not Measurement.objects.filter(pk=retired.pk).exists()
+    assert Measurement.objects.filter(pk=mine.pk).exists()
+    assert Measurement.objects.filter(origin=MeasurementOrigin.CORPUS).count() == corpus
 
 
 def test_loading_restores_an_edited_corpus_row(corpus: int) -> None:
