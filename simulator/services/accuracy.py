@@ -185,10 +185,20 @@ def accuracy_reports_get() -> AccuracyReports:
     return reports
 
 
+def holdout_report_key() -> str:
+    return f"{CACHE_PREFIX}:holdout:{prediction_version()}"
+
+
+def holdout_report_forget() -> None:
+    """Drop the cached hold-out report: new engine code or hold-out rows may keep the engine's
+    version (`manage.py measurements_load` calls it after every deploy)."""
+    cache.delete(holdout_report_key())
+
+
 def holdout_report_get() -> AccuracyReport:
     """The shipped constants scored on the hold-out rows, against the cross-validated targets
     (no fit saw them); cached per engine version and constants."""
-    key = f"{CACHE_PREFIX}:holdout:{prediction_version()}"
+    key = holdout_report_key()
     report: AccuracyReport | None = cache.get(key)
     if report is None:
         rows = rows_from_corpus(read_corpus_file(HOLDOUT_PATH))

@@ -7,9 +7,11 @@ from __future__ import annotations
 import io
 import json
 import statistics
+from dataclasses import replace
 from importlib import resources
 
 import pytest
+from django.core.cache import cache
 from django.core.management import CommandError, call_command
 
 from simulator.engine.calibration.corpus import (
@@ -23,7 +25,7 @@ from simulator.engine.calibration.corpus import (
 from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.calibration.predict import predict_all
 from simulator.engine.version import ENGINE_PACKAGE
-from simulator.services.accuracy import holdout_report_get
+from simulator.services.accuracy import holdout_report_get, holdout_report_key
 
 
 def _holdout_rows() -> tuple[MeasurementRow, ...]:
@@ -86,3 +88,12 @@ def test_the_stored_report_prints_the_hold_out_third(corpus: int) -> None:
     with pytest.raises(CommandError, match="target"):
         call_command("accuracy", stdout=text)
     assert f"Hold-out ({len(holdout.predictions)} rows gathered after the fit)" in text.getvalue()
+
+
+@pytest.mark.django_db
+def test_loading_the_corpus_after_a_deploy_scores_the_hold_out_afresh() -> None:
+    first = holdout_report_get()
+    cache.set(holdout_report_key(), replace(first, median_abs_error=9.99), 60)  # a stale copy
+    assert holdout_report_get().median_abs_error == 9.99
+    call_command("measurements_load", stdout=io.StringIO())
+    assert holdout_report_get().median_abs_error == pytest.approx(first.median_abs_error)

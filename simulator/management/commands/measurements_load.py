@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from simulator.engine import EngineInputError
+from simulator.services.accuracy import holdout_report_forget
 from simulator.services.measurements import measurements_load
 
 
@@ -19,4 +20,5 @@ class Command(BaseCommand):
             count = measurements_load()
         except EngineInputError as error:
             raise CommandError(f"invalid corpus: {error}") from error
+        holdout_report_forget()  # the hold-out is scored afresh on the next request
         self.stdout.write(f"{count} corpus measurements loaded and predicted.")
