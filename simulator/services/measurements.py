@@ -89,11 +89,10 @@ def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
     data = corpus_data() if data is None else data
     rows_from_corpus(data)  # validates every row; EngineInputError names the field at fault
     rows = data["rows"]
+    ids = [row["id"] for row in rows]
     version, now = prediction_version(), timezone.now()
     with transaction.atomic():
-        stored = {
-            m.row_id: m for m in Measurement.objects.filter(row_id__in=[r["id"] for r in rows])
-        }
+        stored = {m.row_id: m for m in Measurement.objects.filter(row_id__in=ids)}
         new, edited = [], []
         for row in rows:
             fields = _corpus_fields(row)
@@ -111,9 +110,7 @@ def measurements_load(*, data: Mapping[str, Any] | None = None) -> int:
                 measurement.prediction_version = ""
                 measurement.updated_at = now
                 edited.append(measurement)
-        Measurement.objects.filter(origin=MeasurementOrigin.CORPUS).exclude(
-            row_id__in=[r["id"] for r in rows]
-        ).delete()
+        Measurement.objects.filter(origin=MeasurementOrigin.CORPUS).exclude(row_id__in=ids).delete()
         Measurement.objects.bulk_create(new, batch_size=BULK_BATCH)
         Measurement.objects.bulk_update(
             edited, [*fields, "prediction_version", "updated_at"], batch_size=BULK_BATCH

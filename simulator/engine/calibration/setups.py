@@ -745,12 +745,13 @@ LLAMA_BENCH_BUILD = re.compile(r"\((\d{3,5})\)")
 def _cdna_prompt_before_matrix_cores(row: MeasurementRow) -> bool:
     """A prompt on a CDNA GPU measured with a llama.cpp ROCm build from before its MMQ kernels
     used matrix cores (by its build counter, or a year before 2025 where it prints none)."""
-    engine = row.engine.lower()
-    if row.workload.get("phase") != "prefill" or ("rocm" not in engine and "hip" not in engine):
+    gpu = str(row.hardware.get("gpu", "")).lower()
+    if row.workload.get("phase") != "prefill" or not CDNA_GPU.search(gpu):
         return False
-    if not engine.startswith("llama.cpp") or not CDNA_GPU.search(
-        str(row.hardware.get("gpu", "")).lower()
-    ):
+    try:
+        if runtime_of(row) != LLAMA_CPP_ROCM:
+            return False
+    except NotModeled:  # no runtime family: that is the row's reason, found later
         return False
     build = LLAMA_BENCH_BUILD.search(row.engine)
     if build is not None:
