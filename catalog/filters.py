@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import django_filters
@@ -23,13 +22,14 @@ from catalog.models import (
     RamKit,
     System,
 )
+from planner_site.api_serializers import INTEGER_TEXT
 
 
 class StrictIntegerField(forms.IntegerField):
     """Django's field reads "1.0" as 1; the schema says integer, so digits only."""
 
     def to_python(self, value: Any) -> int | None:
-        if value not in self.empty_values and not INTEGER_TEXT.fullmatch(str(value).strip()):
+        if value not in self.empty_values and not INTEGER_TEXT.fullmatch(str(value)):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
         return super().to_python(value)
 
@@ -38,9 +38,6 @@ class IntegerFilter(django_filters.NumberFilter):  # type: ignore[misc]
     """Integer columns filter by integers (the schema says integer): "1.5" is a 400."""
 
     field_class = StrictIntegerField
-
-
-INTEGER_TEXT = re.compile(r"[+-]?\d+")
 
 
 class StrictBooleanField(forms.NullBooleanField):

@@ -7,6 +7,7 @@ from django.urls import reverse
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from planner_site.api_serializers import QueryIntegerField
 from simulator.engine import (
     AUTO,
     DEFAULT_MODE,
@@ -96,15 +97,15 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
         help_text=f"training: one of {', '.join(QUANT_FORMATS)}; inference: a weight type "
         "such as Q4_K_M or IQ5_K, or 'A+B' (B for routed experts)",
     )
-    seq_len = serializers.IntegerField(default=1024, min_value=1, max_value=MAX_SEQ_LEN)
-    tokens = serializers.IntegerField(default=50_000_000, min_value=1, max_value=MAX_TOKENS)
+    seq_len = QueryIntegerField(default=1024, min_value=1, max_value=MAX_SEQ_LEN)
+    tokens = QueryIntegerField(default=50_000_000, min_value=1, max_value=MAX_TOKENS)
     mode = serializers.ChoiceField(choices=TRAIN_MODES, default=DEFAULT_MODE)
     placement = serializers.ChoiceField(choices=(AUTO, *PLACEMENTS), default=AUTO)
     budget = FiniteFloatField(required=False, min_value=1.0, max_value=1e9)
     sort = serializers.ChoiceField(
         choices=tuple(dict.fromkeys((*SORT_FIELDS, *INFER_SORT_FIELDS))), required=False
     )
-    limit = serializers.IntegerField(default=50, min_value=1, max_value=500)
+    limit = QueryIntegerField(default=50, min_value=1, max_value=500)
     include_estimates = serializers.BooleanField(
         default=False,
         help_text="price builds with the planner's estimates too (such rows are marked "
@@ -127,7 +128,7 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
         help_text="count only prices offered in this region (worldwide offers count in every "
         "region); by default every region's, converted to US dollars",
     )
-    power_w_max = serializers.IntegerField(
+    power_w_max = QueryIntegerField(
         required=False,
         min_value=1,
         max_value=MAX_POWER_W,
@@ -145,7 +146,7 @@ class RankingQuerySerializer(serializers.Serializer[dict[str, Any]]):
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
         # Declared here: a class attribute named `context` would hide the serializer's own.
-        fields["context"] = serializers.IntegerField(
+        fields["context"] = QueryIntegerField(
             default=32768, min_value=1, max_value=MAX_CONTEXT, help_text="inference: tokens"
         )
         return fields

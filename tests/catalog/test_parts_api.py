@@ -45,6 +45,14 @@ def test_the_gpu_list_filters_by_vram_and_fp4() -> None:
     }
 
 
+@pytest.mark.parametrize("written", ["32.0", "%2032", "%D9%A3%D9%A2", "32.5"])
+def test_an_integer_filter_takes_digits_only(written: str) -> None:
+    """vram_gb is an integer column: "32.0", " 32" and "٣٢" are not integers on the wire."""
+    response = APIClient().get(f"/api/parts/gpus?vram_gb__gte={written}")
+    assert response.status_code == 400, response.content
+    assert "vram_gb__gte" in response.json()["errors"]
+
+
 def test_a_gpu_shows_its_specs_source_and_current_price() -> None:
     gpu = get("/api/parts/gpus/rtx-4090")
     assert (gpu["vram_gb"], gpu["bf16_tflops"], gpu["current_price_usd"]) == (24, 165.0, "1800.00")

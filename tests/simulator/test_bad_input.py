@@ -306,6 +306,12 @@ SIMULATE_CASES = {
 RANKINGS_CASES = {
     "seq-len-nan": ("seq_len=nan", "seq_len"),
     "seq-len-numeric-float": ("seq_len=1024.5", "seq_len"),
+    # an integer written as a decimal, padded or in another script's digits: the schema says
+    # integer, so the digits only (DRF alone reads each of these as 70)
+    "limit-integral-decimal": ("limit=70.0", "limit"),
+    "limit-padded": ("limit=%2070", "limit"),
+    "limit-arabic-indic-digits": ("limit=%D9%A7%D9%A0", "limit"),
+    "power-integral-decimal": ("power_w_max=700.0", "power_w_max"),
     "tokens-negative": ("tokens=-1", "tokens"),
     "tokens-huge": ("tokens=1e400", "tokens"),
     "budget-nan": ("budget=nan", "budget"),
