@@ -31,6 +31,7 @@ from functools import partial
 from importlib import resources
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from simulator.engine.calibration import memo
 from simulator.engine.calibration.corpus import (
     MeasurementRow,
     load_corpus,
@@ -49,10 +50,7 @@ from simulator.engine.calibration.efficiency import (
     Efficiency,
     efficiency_to_json,
 )
-from simulator.engine.calibration.not_modeled import NotModeled
-from simulator.engine.calibration.predict import predicted_value
-from simulator.engine.calibration.setups import InferSetup, Setup, TrainSetup, row_setup
-from simulator.engine.errors import EngineInputError
+from simulator.engine.calibration.setups import InferSetup, Setup, TrainSetup
 from simulator.engine.serve.hardware import GPU, UNIFIED
 from simulator.engine.serve.placement import HOME
 from simulator.engine.version import ENGINE_PACKAGE
@@ -104,12 +102,9 @@ def setup_keys(setup: Setup) -> tuple[Key, ...]:
 def resolved_rows(rows: Sequence[MeasurementRow]) -> list[tuple[MeasurementRow, Setup]]:
     resolved = []
     for row in rows:
-        try:
-            setup = row_setup(row)
-            predicted_value(setup, PRIOR_EFFICIENCY)
-        except (NotModeled, EngineInputError):
-            continue
-        resolved.append((row, setup))
+        setup = memo.resolved_setup(row)
+        if setup is not None:
+            resolved.append((row, setup))
     return resolved
 
 
@@ -124,9 +119,8 @@ def _log_error_loss(table: Efficiency, pairs: Sequence[tuple[MeasurementRow, Set
     (docs/accuracy.md, "What moved in engine 1.24.0")."""
     total = 0.0
     for row, setup in pairs:
-        try:
-            predicted, _ = predicted_value(setup, table, row.unit)
-        except EngineInputError:
+        predicted = memo.prediction(setup, table, row.unit)
+        if predicted is None:
             return math.inf
         error = math.log(predicted / row.value)
         total += math.sqrt(error * error + SMOOTHING * SMOOTHING) - SMOOTHING
