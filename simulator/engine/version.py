@@ -75,6 +75,9 @@
 # efficiency and m½ searched together in the first round, rounds until one changes nothing
 # (at most twelve).
 
-ENGINE_VERSION = "1.24.0"
+# 1.25: a prompt's dense GEMMs in micro-batches shorter than 512 rows pay the GEMM tile's
+# underfill at their runtime's m½ (serve/prefill.dense_gemm_underfill).
+
+ENGINE_VERSION = "1.25.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

@@ -33,6 +33,19 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.version import ENGINE_PACKAGE
 
 CROSSVAL_PATH = "data/crossval.json"
+# The table's global constants and the rows each was fitted on: a held-out table keeps its own.
+GLOBAL_CONSTANTS = (
+    "routing_pool_fraction",
+    "routing_pool_fitted_on",
+    "expert_gemm_half_rows",
+    "expert_gemm_fitted_on",
+    "network_hop_s",
+    "network_hop_fitted_on",
+    "moe_layer_extra",
+    "moe_layer_extra_fitted_on",
+    "allreduce_latency_s",
+    "allreduce_latency_fitted_on",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,10 +129,7 @@ def _differences(table: Efficiency, full: Efficiency) -> dict[str, Any]:
     same = {json.dumps(e, sort_keys=True) for e in base["entries"]}
     keys = {(e.runtime, e.device_class) for e in table.entries}
     return {
-        "routing_pool_fraction": mine["routing_pool_fraction"],
-        "routing_pool_fitted_on": mine["routing_pool_fitted_on"],
-        "expert_gemm_half_rows": mine["expert_gemm_half_rows"],
-        "expert_gemm_fitted_on": mine["expert_gemm_fitted_on"],
+        **{name: mine[name] for name in GLOBAL_CONSTANTS},
         "entries": [e for e in mine["entries"] if json.dumps(e, sort_keys=True) not in same],
         "priors": [
             [e.runtime, e.device_class]
@@ -149,13 +159,11 @@ def _held_out_from_json(item: object, full: Efficiency, path: str) -> tuple[str,
     entries = item.get("entries")
     if not isinstance(entries, list):
         raise EngineInputError(field=f"{path}.entries", message="must be a list")
+    full_globals = efficiency_to_json(full)
     changes = efficiency_from_json(
         {
             "entries": entries,
-            "routing_pool_fraction": item.get("routing_pool_fraction", 1.0),
-            "routing_pool_fitted_on": item.get("routing_pool_fitted_on", []),
-            "expert_gemm_half_rows": item.get("expert_gemm_half_rows", 0.0),
-            "expert_gemm_fitted_on": item.get("expert_gemm_fitted_on", []),
+            **{name: item.get(name, full_globals[name]) for name in GLOBAL_CONSTANTS},
         }
     )
     priors = item.get("priors", [])
@@ -167,10 +175,7 @@ def _held_out_from_json(item: object, full: Efficiency, path: str) -> tuple[str,
     dropped = {tuple(key) for key in priors}
     table = dataclasses.replace(
         full,
-        routing_pool_fraction=changes.routing_pool_fraction,
-        routing_pool_fitted_on=changes.routing_pool_fitted_on,
-        expert_gemm_half_rows=changes.expert_gemm_half_rows,
-        expert_gemm_fitted_on=changes.expert_gemm_fitted_on,
+        **{name: getattr(changes, name) for name in GLOBAL_CONSTANTS},
         entries=tuple(e for e in full.entries if (e.runtime, e.device_class) not in dropped),
     )
     for entry in changes.entries:

@@ -54,7 +54,7 @@ from simulator.engine.serve.offline_run import (
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.workload import DEFAULT_UBATCH, InferWorkload, model_as_run
 from simulator.engine.train.compute import HF_EAGER_TRAFFIC, PEFT_EAGER_TRAFFIC, EagerTraffic
-from simulator.engine.train.data_parallel import data_parallel_peak_gib
+from simulator.engine.train.data_parallel import data_parallel_need_gib, data_parallel_peak_gib
 from simulator.engine.train.memory import GIB
 from simulator.engine.train.refined import resident_peak_gib
 from simulator.engine.train.workload import (
@@ -578,6 +578,11 @@ def _unmodeled_reason(row: MeasurementRow) -> str | None:
             "×1 link, and the engine's per-layer costs are a desktop host's",
         ),
         (
+            bool(SINGLE_BOARD_RISCV_HOST.search(lowered)),
+            "a GPU hosted by a RISC-V development board: its cores drive every kernel launch, "
+            "and the engine's per-layer costs are a desktop host's",
+        ),
+        (
             row.workload.get("phase") == "serving" and _serving_lengths(row) is None,
             "a serving benchmark without its prompt and output lengths cannot be simulated",
         ),
@@ -718,6 +723,11 @@ def _gpu_not_stated(gpu: str) -> bool:
 # CUDA graphs (PR #6766, May 2024) and int8 tensor-core MMQ for every quant (PR #7716, June
 # 2024); a build dated before 2024 runs none of the kernels its fitted constants describe.
 FIRST_CURRENT_CUDA_YEAR = 2024
+
+
+# A RISC-V development board driving a PCIe GPU (SiFive's HiFive boards): geerlingguy/
+# ai-benchmarks issue #20, an RX 580 under a HiFive Premier P550.
+SINGLE_BOARD_RISCV_HOST = re.compile(r"\bhifive\b|\brisc-v host\b")
 
 
 def _old_cuda_build(row: MeasurementRow) -> bool:
@@ -1939,6 +1949,10 @@ def micro_batches_of(row: MeasurementRow, batch: int, groups: int, stages: int) 
     return None
 
 
+# GPUs one training machine holds: an HGX/DGX board's eight (NVIDIA HGX A100 and H100 8-GPU).
+GPUS_PER_BOARD = 8
+
+
 def train_setup(row: MeasurementRow) -> TrainSetup:
     """A fine-tuning row through the training engine in refined mode: LoRA on a BF16 base is
     the engine's BF16 format, QLoRA its NF4, full fine-tuning BF16 with every weight trained;
@@ -1960,6 +1974,12 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
             "training engine, whose devices are discrete GPUs with their own memory"
         )
     gpu, count = _gpus(row)
+    if count > GPUS_PER_BOARD and not str(row.hardware.get("interconnect") or "").strip():
+        raise NotModeled(
+            f"{count} GPUs span several machines (one board holds at most {GPUS_PER_BOARD}), "
+            "and the row does not state the network between them, which carries the "
+            "gradients' and the sharded weights' traffic"
+        )
     w = row.workload
     tensor_parallel = tensor_parallel_of(row)
     stages, chunks = pipeline_stages_of(row)
@@ -2008,9 +2028,32 @@ def train_setup(row: MeasurementRow) -> TrainSetup:
         interconnect_gbps=_interconnect_gbps(row),
     )
     workload = replace(workload, activation_checkpointing=checkpointing_of(row, workload, hardware))
+    workload = _sharded_if_replicas_cannot_hold(row, workload, hardware)
     request = SimulationRequest(workload=workload, hardware=hardware)
     figure = step_figure(row, count, workload.parallelism) if is_step_figure(row) else None
     return TrainSetup(request=request, runtime=runtime, figure=figure, per_gpu=figure_per_gpu(row))
+
+
+def _sharded_if_replicas_cannot_hold(
+    row: MeasurementRow, workload: TrainWorkload, hardware: Hardware
+) -> TrainWorkload:
+    """A full fine-tune on several GPUs whose row states no strategy runs DDP, the launchers'
+    default (parallelism_of), unless a whole replica of its weights, gradients and optimizer
+    state cannot fit one GPU: the run was measured, so it sharded them, and ZeRO-3 (FSDP's
+    layout) is the one data-parallel strategy that holds no whole replica. LLaMA-Factory's
+    full-parameter examples launch it so (examples/train_full/*.yaml:
+    `deepspeed: examples/deepspeed/ds_z3_config.json`)."""
+    stated = str(row.workload.get("parallelism") or "").lower()
+    if (
+        workload.parallelism != DDP
+        or not workload.full_finetune
+        or hardware.gpu_count < 2
+        or any(marker in stated for marker, _ in PARALLELISM_MARKERS)
+    ):
+        return workload
+    if data_parallel_need_gib(workload, hardware) <= hardware.require_gpu().vram_gib:
+        return workload
+    return replace(workload, parallelism=FSDP)
 
 
 # Trainers whose logged tokens/s is each GPU's whatever the unit says: torchtitan's

@@ -253,6 +253,7 @@ def placed_workload(
             experts_compute_on_cpu=w.runtime in RUNTIMES_COMPUTING_EXPERTS_ON_CPU
             or w.repacked_experts,
             sparse_attention=sparse,
+            sequences=w.batch,
         ),
     )
 
@@ -263,9 +264,11 @@ def run_placed(
     devices: dict[str, Device],
     *,
     network_hop_s: float = 0.0,
+    allreduce_latency_s: float = 0.0,
 ) -> InferenceResult:
     """`placed` on the request's machine (`devices`: its `devices_for` the placement);
     `network_hop_s`: the constants table's cost of a machine boundary (network.py);
+    `allreduce_latency_s`: its fixed cost of one tensor-parallel all-reduce;
     `CapacityError` when a location cannot hold its share."""
     placement, link_gbps = placed.placement, request.hardware.link_gbps
     check_fits(placement, devices, placed.kv_cache_bytes)
@@ -276,6 +279,7 @@ def run_placed(
         hidden_size=placement.parts.hidden_size,
         tensor_parallel=w.tensor_parallel,
         link_gbps=gpu_link_gbps(request.hardware),
+        latency_s=allreduce_latency_s,
     )
     network = partial(
         network_s,
@@ -303,7 +307,7 @@ def run_placed(
         ),
         prefill=replace(
             prefill_time(placed.prefill, devices, link_gbps),
-            allreduce_s=allreduce(tokens=w.prompt_tokens),
+            allreduce_s=allreduce(tokens=w.prompt_tokens, passes=placed.prefill.micro_batches),
             pipeline_factor=_pipeline_factor(request, placement.name),
             network_s=network(tokens=w.prompt_tokens, micro_batches=placed.prefill.micro_batches),
         ),
@@ -360,7 +364,13 @@ def simulate_inference(
             model_parts(w.model),
             routing_pool_fraction=table.routing_pool_fraction,
         )
-    result = run_placed(placed, request, devices, network_hop_s=table.network_hop_s)
+    result = run_placed(
+        placed,
+        request,
+        devices,
+        network_hop_s=table.network_hop_s,
+        allreduce_latency_s=table.allreduce_latency_s,
+    )
     if w.output_tokens is None:
         return result
     run = serving_run_of(request, partial(simulate_inference, efficiency=table))

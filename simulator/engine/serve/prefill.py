@@ -32,6 +32,7 @@ from simulator.engine.serve.decode import (
 )
 from simulator.engine.serve.hardware import CPU, Device, link_seconds, memory_and_compute_s
 from simulator.engine.serve.placement import HOME, HYBRID, Placement, Share
+from simulator.engine.serve.workload import DEFAULT_UBATCH
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +102,7 @@ class PrefillInputs:
     depth: int = 0  # tokens already in the cache
     kv_bytes_per_token: float = 0.0
     ubatch: int = 0  # tokens per micro-batch (0: the whole prompt at once)
+    sequences: int = 1  # prompts computed together, each of `tokens`
     # Sparse attention kernels run a sparse-attention indexer's choice (decode.DecodeInputs).
     sparse_attention: bool = False
 
@@ -159,6 +161,39 @@ def expert_gemm_underfill(x: PrefillInputs) -> Cost:
     m = rows_per_expert(x.tokens, x.ubatch, parts.num_experts, parts.experts_per_token)
     expert_flops = FLOPS_PER_MAC * layers * parts.experts_per_token * parts.expert * x.tokens
     return Cost(underfill_flops=float(expert_flops / m))
+
+
+# llama.cpp computes a batch of at most this many rows with its matrix-vector kernels
+# (ggml-cuda/mmvq.cuh: MMVQ_MAX_BATCH_SIZE 8), which stream the weights: no GEMM tile to fill.
+MATVEC_MAX_ROWS = 8
+# The micro-batch the FLOPS efficiencies are fitted at: llama-bench's pp512 and llama.cpp's
+# default n_ubatch (workload.DEFAULT_UBATCH), whose GEMMs already pay that tile's share.
+FULL_MICRO_BATCH_ROWS = DEFAULT_UBATCH
+
+
+def dense_rows(x: PrefillInputs) -> int:
+    """m: the token rows of one micro-batch's dense GEMMs, every prompt's tokens together
+    up to the micro-batch."""
+    rows = x.tokens * x.sequences
+    return min(rows, x.ubatch) if x.ubatch else rows
+
+
+@PREFILL_RULES.register("dense_gemm_underfill")
+def dense_gemm_underfill(x: PrefillInputs) -> Cost:
+    """The dense GEMMs (attention projections, dense and shared FFN) of a micro-batch of m rows
+    fill a GEMM tile as the routed experts' do (`expert_gemm_underfill`, same m½ of the
+    device's runtime): they run at m/(m + m½) of the GEMMs' peak. The FLOPS efficiency is
+    fitted on 512-row micro-batches, which already pay m½/512, so a shorter one costs
+    m½·(1/m − 1/512) times its dense FLOPs more: this rule counts the dense FLOPs times
+    (1/m − 1/512), which the device multiplies by m½ (docs/model.md, "Prefill"). None on
+    CPUs (a row at a time), at m ≤ MATVEC_MAX_ROWS (matrix-vector kernels, bound by the
+    weights' reads) or at m ≥ 512."""
+    m = dense_rows(x)
+    if HOME[x.placement.name] == CPU or m <= MATVEC_MAX_ROWS or m >= FULL_MICRO_BATCH_ROWS:
+        return ZERO
+    parts = x.placement.parts
+    dense_flops = FLOPS_PER_MAC * (parts.attention + parts.dense) * x.tokens
+    return Cost(underfill_flops=float(dense_flops * (1 / m - 1 / FULL_MICRO_BATCH_ROWS)))
 
 
 @PREFILL_RULES.register("lm_head")
@@ -337,12 +372,13 @@ def prefill_work(
     depth: int = 0,
     kv_bytes_per_token: float = 0.0,
     sparse_attention: bool = False,
+    sequences: int = 1,
 ) -> PrefillWork:
     inputs = PrefillInputs(
         placement=placement, model=model, tokens=tokens,
         micro_batches=math.ceil(tokens / ubatch), experts_compute_on_cpu=experts_compute_on_cpu,
         depth=depth, kv_bytes_per_token=kv_bytes_per_token, ubatch=ubatch,
-        sparse_attention=sparse_attention,
+        sparse_attention=sparse_attention, sequences=sequences,
     )  # fmt: skip
     return PrefillWork(
         home=HOME[placement.name],

@@ -136,3 +136,25 @@ def test_leaving_out_a_source_no_fit_uses_leaves_the_full_fit():
     assert tables[unmodeled_source] == full
     assert tables[source_of(ROWS[0])] == fit_without(few, source_of(ROWS[0]))
     assert tables[source_of(ROWS[0])] != full
+
+
+def test_a_held_out_table_keeps_its_own_global_constants():
+    """Every global constant (routing pool, m½, network hop, routed-expert layer extra,
+    all-reduce latency) of a held-out fit travels through the shipped file: a source's rows
+    are never scored with a global fitted on them."""
+    from dataclasses import replace
+
+    from simulator.engine.calibration.crossval import GLOBAL_CONSTANTS, CrossValidation
+
+    source = TORCHTUNE_README
+    table = replace(
+        SHIPPED.held_out[source],
+        network_hop_s=SHIPPED.full.network_hop_s + 1e-4,
+        moe_layer_extra=SHIPPED.full.moe_layer_extra + 0.25,
+        allreduce_latency_s=SHIPPED.full.allreduce_latency_s + 2e-6,
+        allreduce_latency_fitted_on=("X1",),
+    )
+    crossval = CrossValidation(full=SHIPPED.full, held_out={source: table})
+    again = crossval_from_json(crossval_to_json(crossval), SHIPPED.full).held_out[source]
+    for name in GLOBAL_CONSTANTS:
+        assert getattr(again, name) == getattr(table, name), name

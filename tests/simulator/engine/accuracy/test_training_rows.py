@@ -199,3 +199,43 @@ def test_an_offloaded_row_without_its_cpu_is_listed_with_the_reason() -> None:
     prediction = predict_row(row)
     assert not prediction.modeled
     assert "names no CPU" in prediction.reason
+
+
+def _full_row(model: str, gpus: int, **workload: Any) -> Any:
+    return _train_row(
+        engine="LLaMA-Factory (full fine-tune)", model=model, quant="not stated (16-bit)",
+        hardware={"gpu": "A100 80GB SXM", "gpu_count": gpus},
+        workload={"phase": "train", "method": "full", "batch_size": 1, "seq_len": 8192,
+                  **workload},
+    )  # fmt: skip
+
+
+def test_a_full_fine_tune_that_states_no_strategy_runs_ddp_where_a_replica_fits() -> None:
+    """Llama 3.2 3B's weights, gradients and Adam state (about 16 bytes a weight, 52 GB) fit
+    one 80 GB GPU: the launchers' default, DDP, stands."""
+    assert _setup(_full_row("Llama-3.2-3B", 8)).request.workload.parallelism == "ddp"
+
+
+def test_a_full_fine_tune_no_replica_of_which_fits_a_gpu_was_sharded() -> None:
+    """Llama 2 7B's state (about 16 bytes a weight, 108 GB) fits no 80 GB GPU whole: the run
+    was measured, so it sharded (ZeRO-3, FSDP's layout) and is predicted so; a stated
+    strategy or one GPU is left as it is."""
+    sharded = _full_row("Llama-2-7b", 8)
+    assert _setup(sharded).request.workload.parallelism == "fsdp"
+    assert predict_row(sharded).modeled
+    stated = _full_row("Llama-2-7b", 8, parallelism="DDP over 8 GPUs")
+    assert _setup(stated).request.workload.parallelism == "ddp"
+    assert "cannot fit" in predict_row(stated).reason
+    one = _full_row("Llama-2-7b", 1)
+    assert _setup(one).request.workload.parallelism == "ddp"
+
+
+def test_more_gpus_than_a_board_holds_need_the_network_between_machines_stated() -> None:
+    """32 GPUs are several machines (an HGX board holds 8): without the network between them
+    the row is listed with the reason; with it stated, it is read."""
+    unstated = predict_row(_full_row("Llama-2-7b", 32))
+    assert not unstated.modeled
+    assert "32 GPUs span several machines" in unstated.reason
+    stated = _full_row("Llama-2-7b", 32)
+    stated = replace(stated, hardware={**stated.hardware, "interconnect": "NVLink, 4 nodes IB"})
+    assert predict_row(stated).modeled
