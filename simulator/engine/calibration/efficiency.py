@@ -427,33 +427,30 @@ def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
         expert_gemm_fitted_on=_row_ids(
             data.get("expert_gemm_fitted_on", []), "efficiency.expert_gemm_fitted_on"
         ),
-        network_hop_s=_fraction(
-            data, "network_hop_s", "efficiency", upper=MAX_NETWORK_HOP_S, default=NO_NETWORK_HOP_S
-        ),
-        network_hop_fitted_on=_row_ids(
-            data.get("network_hop_fitted_on", []), "efficiency.network_hop_fitted_on"
-        ),
-        moe_layer_extra=_fraction(
-            data,
-            "moe_layer_extra",
-            "efficiency",
-            upper=MAX_MOE_LAYER_EXTRA,
-            default=NO_MOE_LAYER_EXTRA,
-        ),
-        moe_layer_extra_fitted_on=_row_ids(
-            data.get("moe_layer_extra_fitted_on", []), "efficiency.moe_layer_extra_fitted_on"
-        ),
-        allreduce_latency_s=_fraction(
-            data,
-            "allreduce_latency_s",
-            "efficiency",
-            upper=MAX_ALLREDUCE_LATENCY_S,
-            default=NO_ALLREDUCE_LATENCY_S,
-        ),
-        allreduce_latency_fitted_on=_row_ids(
-            data.get("allreduce_latency_fitted_on", []), "efficiency.allreduce_latency_fitted_on"
-        ),
+        **_bounded_globals(data),
     )
+
+
+# Global constants read alike: (name, the name of the rows it was fitted on, upper bound, prior).
+BOUNDED_GLOBALS: tuple[tuple[str, str, float, float], ...] = (
+    ("network_hop_s", "network_hop_fitted_on", MAX_NETWORK_HOP_S, NO_NETWORK_HOP_S),
+    ("moe_layer_extra", "moe_layer_extra_fitted_on", MAX_MOE_LAYER_EXTRA, NO_MOE_LAYER_EXTRA),
+    (
+        "allreduce_latency_s",
+        "allreduce_latency_fitted_on",
+        MAX_ALLREDUCE_LATENCY_S,
+        NO_ALLREDUCE_LATENCY_S,
+    ),
+)
+
+
+def _bounded_globals(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Each of BOUNDED_GLOBALS within its bounds (absent: its prior) and its rows."""
+    read: dict[str, Any] = {}
+    for name, fitted_on, upper, prior in BOUNDED_GLOBALS:
+        read[name] = _fraction(data, name, "efficiency", upper=upper, default=prior)
+        read[fitted_on] = _row_ids(data.get(fitted_on, []), f"efficiency.{fitted_on}")
+    return read
 
 
 def _expert_gemm_half_rows(data: Mapping[str, Any]) -> float:

@@ -4,12 +4,10 @@ dense_gemm_underfill; docs/model.md, "Prefill")."""
 
 import pytest
 
-from simulator.engine.calibration.efficiency import Efficiency
 from simulator.engine.costs import Cost
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.decode import FLOPS_PER_MAC
-from simulator.engine.serve.hardware import GPU, Device, memory_and_compute_s
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.prefill import (
     FULL_MICRO_BATCH_ROWS,
@@ -18,6 +16,7 @@ from simulator.engine.serve.prefill import (
     PrefillInputs,
     dense_rows,
 )
+from tests.simulator.engine.gpu_compute import compute_s
 
 LLAMA = load_model("llama-3.1-8b")
 
@@ -74,16 +73,6 @@ def test_at_half_rows_64_a_128_row_prompts_dense_gemms_take_1_375_times_as_long(
     parts = _inputs(128).placement.parts
     dense = Cost(flops=FLOPS_PER_MAC * (parts.attention + parts.dense) * 128)
     with_underfill = dense + _underfill(128)
-
-    def compute_s(cost, half_rows):
-        constants = Efficiency(entries=(), expert_gemm_half_rows=half_rows).device_class(
-            "llama.cpp", GPU
-        )
-        device = Device(
-            location=GPU, bandwidth_bps=1e12, peak_flops=100e12, capacity_bytes=1e10,
-            constants=constants,
-        )  # fmt: skip
-        return memory_and_compute_s(cost, device)[1]
 
     assert compute_s(with_underfill, 64.0) == pytest.approx(compute_s(dense, 64.0) * 1.375)
     assert compute_s(with_underfill, 0.0) == compute_s(dense, 0.0)

@@ -21,9 +21,10 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.formats.weights import weight_scheme
 from simulator.engine.model.registry import load_model
 from simulator.engine.serve.decode import FLOPS_PER_MAC
-from simulator.engine.serve.hardware import GPU, UNIFIED, Device, memory_and_compute_s
+from simulator.engine.serve.hardware import GPU, UNIFIED
 from simulator.engine.serve.placement import model_parts, place
 from simulator.engine.serve.prefill import PREFILL_RULES, PrefillInputs, rows_per_expert
+from tests.simulator.engine.gpu_compute import compute_s
 
 QWEN3_MOE = load_model("qwen3-30b-a3b")  # 128 routed experts, 8 per token, 48 layers
 LLAMA = load_model("llama-3.1-8b")
@@ -67,29 +68,16 @@ def test_no_underfill_for_dense_models_or_on_cpus():
     assert _rules(QWEN3_MOE, "cpu")[1]["expert_gemm_underfill"] == Cost()
 
 
-def _compute_s(cost, half_rows):
-    """Seconds computing `cost` on a 100-TFLOPS GPU at llama.cpp's prior constants and a
-    pooled m½ of `half_rows`."""
-    constants = Efficiency(entries=(), expert_gemm_half_rows=half_rows).device_class(
-        "llama.cpp", GPU
-    )
-    device = Device(
-        location=GPU, bandwidth_bps=1e12, peak_flops=100e12, capacity_bytes=1e10,
-        constants=constants,
-    )  # fmt: skip
-    return memory_and_compute_s(cost, device)[1]
-
-
 def test_the_device_costs_the_underfill_at_its_runtimes_half_rows():
     """At m = 32 and m½ = 38 the experts' GEMMs take (1 + 38/32) times their FLOPs' time;
     with no m½ (the prior) the underfill costs nothing."""
     parts, rules = _rules(QWEN3_MOE)
     expert_flops = FLOPS_PER_MAC * parts.moe_layers * 8 * parts.expert * 2048
     experts = Cost(flops=expert_flops) + rules["expert_gemm_underfill"]
-    assert _compute_s(experts, 38.0) == pytest.approx(
-        _compute_s(Cost(flops=expert_flops), 38.0) * (1 + 38 / 32)
+    assert compute_s(experts, 38.0) == pytest.approx(
+        compute_s(Cost(flops=expert_flops), 38.0) * (1 + 38 / 32)
     )
-    assert _compute_s(experts, 0.0) == _compute_s(Cost(flops=expert_flops), 0.0)
+    assert compute_s(experts, 0.0) == compute_s(Cost(flops=expert_flops), 0.0)
 
 
 def test_an_entrys_own_half_rows_stand_before_the_pooled_value():
