@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -33,9 +34,9 @@ from simulator.engine.calibration.crossval import fitted_sources, sources
 from simulator.engine.calibration.efficiency import Efficiency, efficiency_to_json
 
 
-def _timed(run: object) -> tuple[float, str]:
+def _timed(run: Callable[[], Efficiency]) -> tuple[float, str]:
     start = time.perf_counter()
-    table: Efficiency = run()  # type: ignore[operator]
+    table = run()
     return time.perf_counter() - start, json.dumps(efficiency_to_json(table), sort_keys=True)
 
 

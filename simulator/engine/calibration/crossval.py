@@ -33,18 +33,12 @@ from simulator.engine.errors import EngineInputError
 from simulator.engine.version import ENGINE_PACKAGE
 
 CROSSVAL_PATH = "data/crossval.json"
-# The table's global constants and the rows each was fitted on: a held-out table keeps its own.
-GLOBAL_CONSTANTS = (
-    "routing_pool_fraction",
-    "routing_pool_fitted_on",
-    "expert_gemm_half_rows",
-    "expert_gemm_fitted_on",
-    "network_hop_s",
-    "network_hop_fitted_on",
-    "moe_layer_extra",
-    "moe_layer_extra_fitted_on",
-    "allreduce_latency_s",
-    "allreduce_latency_fitted_on",
+# The table's global constants and the rows each was fitted on (every field but its entries and
+# corpus date): a held-out table keeps its own.
+GLOBAL_CONSTANTS = tuple(
+    field.name
+    for field in dataclasses.fields(Efficiency)
+    if field.name not in ("entries", "corpus_assembled")
 )
 
 

@@ -1795,6 +1795,12 @@ PARALLELISM_MARKERS: tuple[tuple[str, str], ...] = (
 )
 
 
+def stated_parallelism(row: MeasurementRow) -> str | None:
+    """The engine's parallelism the row's text names (PARALLELISM_MARKERS), None if none."""
+    stated = str(row.workload.get("parallelism") or "").lower()
+    return next((p for marker, p in PARALLELISM_MARKERS if marker in stated), None)
+
+
 def parallelism_of(row: MeasurementRow, runtime: str, gpu_count: int, full: bool) -> str:
     """How the row's GPUs share the work: as it states; unstated on several GPUs, torchtune's
     distributed recipes shard with FSDP (lora_finetune_distributed, full_finetune_distributed:
@@ -1804,10 +1810,9 @@ def parallelism_of(row: MeasurementRow, runtime: str, gpu_count: int, full: bool
     13767408177), and the transformers stacks launch DDP (accelerate's default); one GPU is the
     engine's single-GPU pipeline for adapters, data parallel of one for full fine-tuning, and
     Megatron's pipeline stages run inside data parallel groups."""
-    stated = str(row.workload.get("parallelism") or "").lower()
-    for marker, parallelism in PARALLELISM_MARKERS:
-        if marker in stated:
-            return parallelism
+    stated = stated_parallelism(row)
+    if stated is not None:
+        return stated
     if gpu_count > 1:
         if runtime == TORCHTUNE:
             return FSDP
@@ -2043,12 +2048,11 @@ def _sharded_if_replicas_cannot_hold(
     layout) is the one data-parallel strategy that holds no whole replica. LLaMA-Factory's
     full-parameter examples launch it so (examples/train_full/*.yaml:
     `deepspeed: examples/deepspeed/ds_z3_config.json`)."""
-    stated = str(row.workload.get("parallelism") or "").lower()
     if (
         workload.parallelism != DDP
         or not workload.full_finetune
         or hardware.gpu_count < 2
-        or any(marker in stated for marker, _ in PARALLELISM_MARKERS)
+        or stated_parallelism(row) is not None
     ):
         return workload
     if data_parallel_need_gib(workload, hardware) <= hardware.require_gpu().vram_gib:
