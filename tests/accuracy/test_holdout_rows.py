@@ -46,7 +46,6 @@ def test_the_hold_out_rows_follow_the_corpus_schema_and_no_fit_has_seen_them() -
         *table.expert_gemm_fitted_on,
         *table.network_hop_fitted_on,
         *table.moe_layer_extra_fitted_on,
-        *table.allreduce_latency_fitted_on,
     }
     assert not fitted & {row.id for row in holdout}
 

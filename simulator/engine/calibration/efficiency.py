@@ -165,8 +165,6 @@ NO_MOE_LAYER_EXTRA = 0.0  # before any fit: a routed-expert layer costs a dense 
 MAX_MOE_LAYER_EXTRA = 16.0  # per-layer costs; a bound on what a file may claim
 NO_NETWORK_HOP_S = 0.0  # before any fit: a machine boundary costs its bytes alone
 MAX_NETWORK_HOP_S = 1.0  # seconds; a bound on what a file may claim
-NO_ALLREDUCE_LATENCY_S = 0.0  # before any fit: an all-reduce costs its bytes alone
-MAX_ALLREDUCE_LATENCY_S = 0.01  # seconds; a bound on what a file may claim
 MAX_UNIT_STREAM_GBPS = 1000.0  # GB/s per SM; a bound on what a file may claim
 
 
@@ -236,11 +234,6 @@ class Efficiency:
     # layer's cost.
     moe_layer_extra: float = NO_MOE_LAYER_EXTRA
     moe_layer_extra_fitted_on: tuple[str, ...] = ()
-    # The fixed latency of one tensor-parallel all-reduce (serve/hardware.py,
-    # tensor_parallel_allreduce_s), two per layer per forward pass: one global value fitted on
-    # rows that split each layer over several GPUs; 0, the prior, is the message's bytes alone.
-    allreduce_latency_s: float = NO_ALLREDUCE_LATENCY_S
-    allreduce_latency_fitted_on: tuple[str, ...] = ()
 
     def get(self, runtime: str, device_class: str) -> RuntimeConstants:
         """The constants of `runtime` on `device_class`; with no entry, its parent family's
@@ -338,8 +331,6 @@ def efficiency_to_json(efficiency: Efficiency) -> dict[str, Any]:
         "network_hop_fitted_on": list(efficiency.network_hop_fitted_on),
         "moe_layer_extra": efficiency.moe_layer_extra,
         "moe_layer_extra_fitted_on": list(efficiency.moe_layer_extra_fitted_on),
-        "allreduce_latency_s": efficiency.allreduce_latency_s,
-        "allreduce_latency_fitted_on": list(efficiency.allreduce_latency_fitted_on),
         "entries": [
             {
                 "runtime": e.runtime,
@@ -435,12 +426,6 @@ def efficiency_from_json(data: Mapping[str, Any]) -> Efficiency:
 BOUNDED_GLOBALS: tuple[tuple[str, str, float, float], ...] = (
     ("network_hop_s", "network_hop_fitted_on", MAX_NETWORK_HOP_S, NO_NETWORK_HOP_S),
     ("moe_layer_extra", "moe_layer_extra_fitted_on", MAX_MOE_LAYER_EXTRA, NO_MOE_LAYER_EXTRA),
-    (
-        "allreduce_latency_s",
-        "allreduce_latency_fitted_on",
-        MAX_ALLREDUCE_LATENCY_S,
-        NO_ALLREDUCE_LATENCY_S,
-    ),
 )
 
 

@@ -420,24 +420,12 @@ def depends_on_network(setup: Setup) -> bool:
     return isinstance(setup, InferSetup) and setup.request.hardware.machines > 1
 
 
-# The fixed latency of one tensor-parallel all-reduce (serve/hardware.py): 0 (its bytes alone,
-# the prior) to 200 µs in steps of 2 µs, past NCCL's small-message latency over PCIe.
-ALLREDUCE_LATENCY_GRID_S = tuple(round(2e-6 * i, 7) for i in range(101))
-
-
-def depends_on_tensor_parallel(setup: Setup) -> bool:
-    """Whether the all-reduce latency moves the prediction: each layer split over GPUs."""
-    return isinstance(setup, InferSetup) and setup.request.workload.tensor_parallel > 1
-
-
 # The global constants fitted like m½, each on its own grid from its prior (first, so that
-# ties keep it) up: m½, a machine boundary's cost, a routed-expert layer's extra cost, a
-# tensor-parallel all-reduce's latency.
+# ties keep it) up: m½, a machine boundary's cost, a routed-expert layer's extra cost.
 GLOBAL_GRIDS: dict[str, tuple[float, ...]] = {
     "expert_gemm_half_rows": EXPERT_GEMM_GRID,
     "network_hop_s": NETWORK_HOP_GRID_S,
     "moe_layer_extra": MOE_LAYER_EXTRA_GRID,
-    "allreduce_latency_s": ALLREDUCE_LATENCY_GRID_S,
 }
 
 
@@ -518,7 +506,6 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
     experts = _from_enough_sources([p for p in resolved if depends_on_expert_gemms(p[1])])
     networked = _from_enough_sources([p for p in resolved if depends_on_network(p[1])])
     unfused = _from_enough_sources([p for p in resolved if depends_on_moe_layer_extra(p[1])])
-    split = _from_enough_sources([p for p in resolved if depends_on_tensor_parallel(p[1])])
     if len({setup.request.workload.model.is_moe for _, setup in unfused}) < 2:
         unfused = []  # without dense decodes beside them the extra is not told from a layer
     table = Efficiency(
@@ -526,7 +513,6 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
         expert_gemm_fitted_on=tuple(row.id for row, _ in experts),
         network_hop_fitted_on=tuple(row.id for row, _ in networked),
         moe_layer_extra_fitted_on=tuple(row.id for row, _ in unfused),
-        allreduce_latency_fitted_on=tuple(row.id for row, _ in split),
         entries=tuple(
             replace(
                 PRIOR_EFFICIENCY.get(*key),
@@ -549,8 +535,6 @@ def fit_efficiency(rows: Sequence[MeasurementRow], *, assembled: str = "") -> Ef
             table = _fit_global(table, "network_hop_s", networked)
         if unfused:
             table = _fit_global(table, "moe_layer_extra", unfused)
-        if split:
-            table = _fit_global(table, "allreduce_latency_s", split)
         if table == start:
             break
     if any(key in DERIVED_KEYS for _, setup in resolved for key in setup_keys(setup)):

@@ -72,7 +72,7 @@ def resolved_setup(row: MeasurementRow) -> Setup | None:
 def _constants_read(setup: Setup, table: Efficiency) -> tuple[Any, ...]:
     """Everything in `table` the setup's prediction reads: a training run its runtime's
     utilization (predict._train_bound); an inference run the routing pool fraction, the
-    network hop, the all-reduce latency, and its runtime's constants on each device class
+    network hop, and its runtime's constants on each device class
     (serve/inference.devices_for takes them through Efficiency.device_class, which folds in
     the pooled m½ and the MoE layer extra)."""
     if isinstance(setup, TrainSetup):
@@ -88,7 +88,6 @@ def _constants_read(setup: Setup, table: Efficiency) -> tuple[Any, ...]:
         globals_read = (
             table.routing_pool_fraction,
             table.network_hop_s,
-            table.allreduce_latency_s,
         )
         read[runtime] = (*globals_read, runtime, *classes)
     return read[runtime]

@@ -95,7 +95,6 @@ class _Shared:
             request,
             devices,
             network_hop_s=self.efficiency.network_hop_s,
-            allreduce_latency_s=self.efficiency.allreduce_latency_s,
         )
 
 

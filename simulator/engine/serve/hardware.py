@@ -314,17 +314,14 @@ def tensor_parallel_allreduce_s(
     tokens: int,
     tensor_parallel: int,
     link_gbps: float,
-    latency_s: float = 0.0,
-    passes: int = 1,
 ) -> float:
-    """Seconds of the all-reduces of `tokens` hidden states across T GPUs over `passes`
-    forward passes: two per layer per pass, each paying the fixed `latency_s` (the constants
-    table's, fitted on rows that split each layer), and a ring all-reduce moves 2(T − 1)/T of
-    the message through each GPU's link. None on one GPU: the latency is not part of the
-    runtime's per-layer overhead, which one GPU pays alone."""
+    """Seconds of the all-reduces of `tokens` hidden states across T GPUs: two per layer, a
+    ring all-reduce moving 2(T − 1)/T of the message through each GPU's link. None on one
+    GPU. Their fixed latency stays in the runtime's per-layer overhead (docs/model.md,
+    "Tensor parallelism and concurrent requests")."""
     if tensor_parallel <= 1:
         return 0.0
     message = tokens * hidden_size * ACTIVATION_BYTES_TP
     per_gpu = 2 * (tensor_parallel - 1) / tensor_parallel * message
     calls = ALLREDUCES_PER_LAYER * layers
-    return calls * per_gpu / (link_gbps * GB) + calls * passes * latency_s
+    return calls * per_gpu / (link_gbps * GB)

@@ -264,11 +264,9 @@ def run_placed(
     devices: dict[str, Device],
     *,
     network_hop_s: float = 0.0,
-    allreduce_latency_s: float = 0.0,
 ) -> InferenceResult:
     """`placed` on the request's machine (`devices`: its `devices_for` the placement);
     `network_hop_s`: the constants table's cost of a machine boundary (network.py);
-    `allreduce_latency_s`: its fixed cost of one tensor-parallel all-reduce;
     `CapacityError` when a location cannot hold its share."""
     placement, link_gbps = placed.placement, request.hardware.link_gbps
     check_fits(placement, devices, placed.kv_cache_bytes)
@@ -279,7 +277,6 @@ def run_placed(
         hidden_size=placement.parts.hidden_size,
         tensor_parallel=w.tensor_parallel,
         link_gbps=gpu_link_gbps(request.hardware),
-        latency_s=allreduce_latency_s,
     )
     network = partial(
         network_s,
@@ -307,7 +304,7 @@ def run_placed(
         ),
         prefill=replace(
             prefill_time(placed.prefill, devices, link_gbps),
-            allreduce_s=allreduce(tokens=w.prompt_tokens, passes=placed.prefill.micro_batches),
+            allreduce_s=allreduce(tokens=w.prompt_tokens),
             pipeline_factor=_pipeline_factor(request, placement.name),
             network_s=network(tokens=w.prompt_tokens, micro_batches=placed.prefill.micro_batches),
         ),
@@ -369,7 +366,6 @@ def simulate_inference(
         request,
         devices,
         network_hop_s=table.network_hop_s,
-        allreduce_latency_s=table.allreduce_latency_s,
     )
     if w.output_tokens is None:
         return result

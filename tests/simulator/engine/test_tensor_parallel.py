@@ -8,7 +8,6 @@ import pytest
 
 from simulator.engine import SimulationRequest, parse_request, simulate
 from simulator.engine.calibration.corpus import row_from_json
-from simulator.engine.calibration.efficiency import load_efficiency
 from simulator.engine.calibration.predict import predict_row
 from simulator.engine.calibration.setups import InferSetup, row_setup
 from simulator.engine.errors import EngineInputError
@@ -47,36 +46,6 @@ def test_an_all_reduce_moves_two_thirds_of_the_hidden_states_twice_a_layer():
     )
 
 
-def test_each_all_reduce_pays_the_tables_fixed_latency_once_per_forward_pass():
-    """Two all-reduces a layer, each `latency_s` on top of its bytes, once per pass: 80 layers
-    at 6 µs is 0.96 ms a decode step, three prefill micro-batches pay it three times; one GPU
-    pays nothing."""
-    kwargs: dict[str, Any] = {"layers": 80, "hidden_size": 8192, "tokens": 1, "link_gbps": 50.0}
-    bytes_s = tensor_parallel_allreduce_s(tensor_parallel=4, **kwargs)
-    with_latency = tensor_parallel_allreduce_s(tensor_parallel=4, latency_s=6e-6, **kwargs)
-    assert with_latency - bytes_s == pytest.approx(2 * 80 * 6e-6)
-    three = tensor_parallel_allreduce_s(tensor_parallel=4, latency_s=6e-6, passes=3, **kwargs)
-    assert three - bytes_s == pytest.approx(3 * 2 * 80 * 6e-6)
-    assert tensor_parallel_allreduce_s(tensor_parallel=1, latency_s=6e-6, **kwargs) == 0.0
-
-
-def test_the_constants_tables_all_reduce_latency_reaches_a_tensor_parallel_run():
-    workload = InferWorkload(
-        model=LLAMA_70B, quant=weight_scheme("Q4_0"), placement="gpu", batch=1,
-        tensor_parallel=4, context=1024, prompt_tokens=2048,
-    )  # fmt: skip
-    request = SimulationRequest(workload=workload, hardware=Hardware(gpu=GPU, gpu_count=4))
-    table = load_efficiency()
-    slow = replace(table, allreduce_latency_s=table.allreduce_latency_s + 1e-4)
-    base, slower = simulate_inference(request, table), simulate_inference(request, slow)
-    layers = LLAMA_70B.num_layers
-    assert slower.decode.allreduce_s - base.decode.allreduce_s == pytest.approx(2 * layers * 1e-4)
-    micro_batches = 2048 // workload.ubatch
-    assert slower.prefill.allreduce_s - base.prefill.allreduce_s == pytest.approx(
-        micro_batches * 2 * layers * 1e-4
-    )
-
-
 def test_four_way_tensor_parallel_reads_with_four_gpus_bandwidth():
     split, tp = _run(1), _run(4)
     split_memory = sum(step.memory_s for step in split.decode.locations)
@@ -93,11 +62,7 @@ def test_four_way_tensor_parallel_reads_with_four_gpus_bandwidth():
     )
     assert split.decode.tokens_per_s < tp.decode.tokens_per_s < 4 * split.decode.tokens_per_s
     nvlink = _run(4, interconnect_gbps=450.0)
-    # the bytes' time scales with the link; the fitted latency of each all-reduce does not
-    latency = 2 * LLAMA_70B.num_layers * load_efficiency().allreduce_latency_s
-    assert nvlink.decode.allreduce_s - latency == pytest.approx(
-        (tp.decode.allreduce_s - latency) * 50 / 450
-    )
+    assert nvlink.decode.allreduce_s == pytest.approx(tp.decode.allreduce_s * 50 / 450)
 
 
 @pytest.mark.parametrize(("tp", "count", "placement"), [(3, 4, "gpu"), (2, 2, "hybrid")])

@@ -139,8 +139,8 @@ def test_leaving_out_a_source_no_fit_uses_leaves_the_full_fit():
 
 
 def test_a_held_out_table_keeps_its_own_global_constants():
-    """Every global constant (routing pool, m½, network hop, routed-expert layer extra,
-    all-reduce latency) of a held-out fit travels through the shipped file: a source's rows
+    """Every global constant (routing pool, m½, network hop, routed-expert layer extra) of a
+    held-out fit travels through the shipped file: a source's rows
     are never scored with a global fitted on them."""
     from dataclasses import replace
 
@@ -151,8 +151,7 @@ def test_a_held_out_table_keeps_its_own_global_constants():
         SHIPPED.held_out[source],
         network_hop_s=SHIPPED.full.network_hop_s + 1e-4,
         moe_layer_extra=SHIPPED.full.moe_layer_extra + 0.25,
-        allreduce_latency_s=SHIPPED.full.allreduce_latency_s + 2e-6,
-        allreduce_latency_fitted_on=("X1",),
+        moe_layer_extra_fitted_on=("X1",),
     )
     crossval = CrossValidation(full=SHIPPED.full, held_out={source: table})
     again = crossval_from_json(crossval_to_json(crossval), SHIPPED.full).held_out[source]
