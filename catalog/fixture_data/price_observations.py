@@ -63,6 +63,18 @@ dataset's one 32 GB DDR5-5600 Server Premier listing does not say registered or 
 the Hyper M.2 cards, the 4U8G-TURIN2 and the Instinct, NVL and RTX PRO 5000 cards again gave
 ranges, estimates, rentals, other variants, other currencies or pages with no address.
 
+A ninth search on 2026-12-08 (the same tool, GitHub files) found two dated price lists. A
+budget note headed "Tentative pricing for drafting a budget (2024-10-22)" lists Scan UK's
+prices of server CPUs and boards (SCAN_BUDGET_NOTE; the note does not say whether they
+include VAT): the EPYC 9135, the EPYC 9124 and the GIGABYTE MZ33-AR0. A hardware budget
+module checked on 2026-07-14 (NEWEGG_PURCHASE_SOURCES, its HARDWARE_PURCHASE_AS_OF) quotes
+Newegg's listings of professional cards by part number, new, some from third-party sellers
+(the vendor names the seller): the RTX PRO 5000 Blackwell 48 GB (PNY VCNRTXPRO5000B-PB),
+and newer prices of the RTX A5000, A6000, 6000 Ada, PRO 4000 and PRO 4500 and the L40S.
+Its quotes for the H100 PCIe 80GB and the RTX PRO 6000 stay out: seed 000's GPUs keep the
+seed's prices alone, so that builds A–D cost what the seed says (reference-model.md §10).
+The module's Chinese-market prices (CNY) stay out too: the rate table has no yuan.
+
 Parts the searches found no such price for keep only the planner's estimate (vendor
 "planner estimate", catalog/fixture_data/sources.py): out of the default rankings, shown
 to users who opt in, and marked. The GPUs added in November 2026 (parts 118-123) have no
@@ -105,6 +117,20 @@ HAYNES_BUILD_LOG = (
     "609919a1ea37422bafc9b2945a400105a5343f52/hardware/haynesintelligence.md"
 )
 HAYNES_BUILD_LOG_ON = "2024-06-21"
+# Scan UK's prices (GBP) in a budget note headed "Tentative pricing for drafting a budget
+# (2024-10-22)"; the commit stored is of 2024-10-23.
+SCAN_BUDGET_NOTE = (
+    "https://github.com/AlexBlandin/alexblandin.github.io/blob/"
+    "2aedd11c975bee65ff1da4c9ce43911ddc8c21d7/AISI-Proposal/pricing.md"
+)
+SCAN_BUDGET_NOTE_ON = "2024-10-22"
+# Newegg listings quoted by part number in a hardware budget module, each "checkedOn" its
+# HARDWARE_PURCHASE_AS_OF, "2026-07-14" (the page shows no date of its own).
+NEWEGG_PURCHASE_SOURCES = (
+    "https://github.com/Coco422/r-home-frontend/blob/"
+    "6d300f7b2ba8f21dd6bf0da2dc28f3b45ebafe3d/src/lib/hardware-purchase.ts"
+)
+NEWEGG_PURCHASE_SOURCES_ON = "2026-07-14"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,6 +180,25 @@ def _haynes_build_log(part_pk: int, amount: str, shop: str, quote: str) -> Sourc
         part_pk=part_pk, amount=amount, currency="USD", condition="new",
         vendor=f"{shop} purchase price (a buyer's build log)", region="US",
         source_url=HAYNES_BUILD_LOG, observed_on=HAYNES_BUILD_LOG_ON, dated=PAGE, quote=quote,
+    )  # fmt: skip
+
+
+def _scan_budget_note(part_pk: int, amount: str, quote: str) -> SourcedPrice:
+    """Scan UK's price of a new part in pounds, as SCAN_BUDGET_NOTE lists it."""
+    return SourcedPrice(
+        part_pk=part_pk, amount=amount, currency="GBP", condition="new",
+        vendor="Scan (scan.co.uk, as a budget note lists it)", region="UK",
+        source_url=SCAN_BUDGET_NOTE, observed_on=SCAN_BUDGET_NOTE_ON, dated=PAGE, quote=quote,
+    )  # fmt: skip
+
+
+def _newegg_listing(part_pk: int, amount: str, seller: str, quote: str) -> SourcedPrice:
+    """A new card's price on Newegg (sold by `seller`), as NEWEGG_PURCHASE_SOURCES quotes it."""
+    return SourcedPrice(
+        part_pk=part_pk, amount=amount, currency="USD", condition="new",
+        vendor=f"Newegg ({seller}; a budget module's quote)", region="US",
+        source_url=NEWEGG_PURCHASE_SOURCES, observed_on=NEWEGG_PURCHASE_SOURCES_ON, dated=PAGE,
+        quote=quote,
     )  # fmt: skip
 
 
@@ -614,5 +659,41 @@ PRICE_OBSERVATIONS = [
         source_url="https://pastebin.com/64ERmKgf", observed_on="2025-01-29", dated=PAGE,
         quote="Supermicro Server Motherboard MBD-H13SSL-N Socket "
         "https://www.newegg.com/p/N82E16813183819 $659",
+    ),
+    # --- the ninth search (2026-12-08) ----------------------------------------------------
+    _scan_budget_note(
+        232, "1238.99", "£1,238.99 AMD EPYC 9135 (32 vCPUs, 200 W, Zen 5, [AVX512 uplift]"
+        "(https://justine.lol/matmul/))",
+    ),
+    _scan_budget_note(231, "920.99", "£920.99 AMD EPYC 9124 (32 vCPUs, 200 W, Zen 4)"),
+    _scan_budget_note(332, "994.99", "£994.99 Gigabyte AMD MZ33-AR0 (SP5)"),
+    _newegg_listing(
+        139, "6490", "Alliance Group (USA)", 'label: "PNY VCNRTXPRO5000B-PB RTX PRO 5000 '
+        'Blackwell 48GB" ... condition: "第三方公开零售新品" (third-party retail, new) ... '
+        "quotedPrice: { amount: 6_490, currency: \"USD\" }",
+    ),
+    _newegg_listing(
+        109, "2668", "Tech Trends", 'label: "PNY VCNRTXA5000-PB RTX A5000 24GB" ... '
+        'quotedPrice: { amount: 2_668, currency: "USD" }',
+    ),
+    _newegg_listing(
+        110, "5790", "Tech Trends", 'label: "PNY VCNRTXA6000-PB RTX A6000 48GB" ... '
+        'quotedPrice: { amount: 5_790, currency: "USD" }',
+    ),
+    _newegg_listing(
+        111, "7229", "PlatinumMicro", 'label: "PNY VCNRTX6000ADA-PB RTX 6000 Ada 48GB" ... '
+        'quotedPrice: { amount: 7_229, currency: "USD" }',
+    ),
+    _newegg_listing(
+        137, "2211.80", "antonline", 'label: "PNY VCNRTXPRO4000B-PB RTX PRO 4000 Blackwell '
+        '24GB" ... quotedPrice: { amount: 2_211.8, currency: "USD" }',
+    ),
+    _newegg_listing(
+        138, "3445.99", "Newegg", 'label: "PNY VCNRTXPRO4500B-PB RTX PRO 4500 Blackwell 32GB" '
+        '... quotedPrice: { amount: 3_445.99, currency: "USD" }',
+    ),
+    _newegg_listing(
+        114, "8095.99", "Newegg", 'label: "NVIDIA L40S 48GB · PN 900-2G133-0080-000" ... '
+        'quotedPrice: { amount: 8_095.99, currency: "USD" }',
     ),
 ]  # fmt: skip

@@ -53,8 +53,9 @@ def test_every_part_cites_a_source() -> None:
 # GPUs for which no published price was found (price_observations.py): sold, shown unpriced.
 # The search of 2026-11-28 found one for each of the 4070 Ti Super, 4080 Super and 5070 Ti,
 # that of 2026-12-06 Hugging Face's MSRPs of the Instinct MI100 and Radeon AI PRO R9700; the
-# Instinct MI210 has none, and the MI50's 2018 launch MSRP is left out (sold used only).
-UNPRICED_GPUS = {"Instinct MI210", "Radeon Instinct MI50 32GB", "RTX PRO 5000 Blackwell"}
+# Instinct MI210 has none, and the MI50's 2018 launch MSRP is left out (sold used only); that
+# of 2026-12-08 a Newegg listing of the RTX PRO 5000 Blackwell 48 GB.
+UNPRICED_GPUS = {"Instinct MI210", "Radeon Instinct MI50 32GB"}
 
 
 @pytest.mark.django_db
