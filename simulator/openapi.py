@@ -240,6 +240,11 @@ INFER_GPU = {
         "mem_gbps": _POSITIVE,
         "fp16_tflops": _POSITIVE,
         "fp8_tflops": _POSITIVE,
+        "vector_fp16_tflops": {
+            **_POSITIVE,
+            "description": "FP16 on the vector units where the matrix units are faster (RDNA "
+            "4): what llama.cpp's ROCm prompts run at; default: fp16_tflops",
+        },
     },
 }
 CPU = {

@@ -11,9 +11,10 @@ PART_KIND = {Gpu: "gpu", Cpu: "cpu", System: "system"}
 NOT_PART_FIELDS = {"slug", "name", "aliases", "manufacturer", "source", "notes"}
 # Engine figures the catalog's parts do not carry: a build's inline GPU names its device, and
 # the engine fills these from its table by that name (FP8 training, NVLink, the per-SM cap on
-# streamed bandwidth, the measured streaming bandwidth).
+# streamed bandwidth, the measured streaming bandwidth, RDNA 4's vector FP16 peak).
 ENGINE_ONLY_FIELDS = {
     "fp8_tflops",
+    "vector_fp16_tflops",
     "nvlink_gbps",
     "bf16_sustained_tflops",
     "fp8_sustained_tflops",

@@ -43,6 +43,10 @@ class Gpu:
     # Dense FP16 tensor throughput with FP16 accumulate (10^12 FLOP/s): twice bf16_tflops on
     # GeForce cards, equal on pro and datacenter cards; None where no datasheet prints it.
     fp16_tflops: float | None = None
+    # The vector units' FP16 peak (10^12 FLOP/s) where it differs from the matrix figures
+    # above: RDNA 4, whose WMMA rate is twice it. The kernel path of runtimes whose prompt
+    # GEMMs run on the vector units (efficiency.TENSOR_PATH); None: as the matrix figure.
+    vector_fp16_tflops: float | None = None
     # Dense FP8 tensor throughput (10^12 FLOP/s, FP32 accumulate where the datasheet says):
     # Ada, Hopper and Blackwell; None on GPUs without FP8 tensor cores or no datasheet figure.
     fp8_tflops: float | None = None

@@ -48,7 +48,10 @@ GPU_RESERVE_GIB: dict[str, float] = {
 FP16_ACC16 = "fp16-acc16"
 BF16_ACC32 = "bf16-acc32"
 FP8 = "fp8"
-TENSOR_PATHS = (FP16_ACC16, BF16_ACC32, FP8)
+# FP16 on the vector units where a GPU's matrix units are faster (RDNA 4): llama.cpp's ROCm
+# prompts (efficiency.TENSOR_PATH); on other GPUs the FP16 tensor figure.
+FP16_VECTOR = "fp16-vector"
+TENSOR_PATHS = (FP16_ACC16, BF16_ACC32, FP8, FP16_VECTOR)
 
 
 # The makers a GPU or a unified system given only by its figures is taken to be from (what
@@ -71,6 +74,9 @@ class GpuSpec:
     mem_gbps: float | None = None
     fp16_tflops: float | None = None
     fp8_tflops: float | None = None
+    # FP16 on the vector units where it differs from the tensor figures (RDNA 4); None: as
+    # fp16_tflops (FP16_VECTOR falls back to it).
+    vector_fp16_tflops: float | None = None
     # What a large BF16 / FP8 matmul sustains (sustained.py): what training computes at.
     # None: not known; `bf16_sustained` and `fp8_sustained` then give the prior.
     bf16_sustained_tflops: float | None = None
@@ -112,8 +118,11 @@ class GpuSpec:
         FP32-accumulate figure where the datasheet gives none (equal on pro cards, half the
         real rate on GeForce: the documented prior). FP8 on a GPU without FP8 tensor cores
         runs as vLLM's weight-only FP8 kernels do there (Marlin W8A16: weights widened to
-        16 bits in registers, BF16 tensor math), so at the BF16 peak."""
-        if path == FP16_ACC16 and self.fp16_tflops is not None:
+        16 bits in registers, BF16 tensor math), so at the BF16 peak. FP16 on the vector
+        units is the vector figure where the GPU has one apart (RDNA 4), else FP16's."""
+        if path == FP16_VECTOR and self.vector_fp16_tflops is not None:
+            return self.vector_fp16_tflops
+        if path in (FP16_ACC16, FP16_VECTOR) and self.fp16_tflops is not None:
             return self.fp16_tflops
         if path == FP8 and self.fp8_tflops is not None:
             return self.fp8_tflops
@@ -198,6 +207,9 @@ def gpu_spec(device: Gpu) -> GpuSpec:
         mem_gbps=float(device.mem_bandwidth_gbps),
         fp16_tflops=None if device.fp16_tflops is None else float(device.fp16_tflops),
         fp8_tflops=None if device.fp8_tflops is None else float(device.fp8_tflops),
+        vector_fp16_tflops=(
+            None if device.vector_fp16_tflops is None else float(device.vector_fp16_tflops)
+        ),
         bf16_sustained_tflops=bf16_sustained_tflops(device),
         # measured or None: fp8_sustained() derives the rest from the BF16 share above
         fp8_sustained_tflops=device.fp8_sustained_tflops,

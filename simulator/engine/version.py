@@ -81,6 +81,10 @@
 # 1.26: a tensor-parallel all-reduce costs its bytes alone again: the fixed latency 1.25 fitted
 # bought nothing measurable, and stays in the runtime's per-layer overhead.
 
-ENGINE_VERSION = "1.26.0"
+# 1.27: RDNA 4 Radeons at their WMMA peak, and llama.cpp's ROCm prompts on the vector units
+# (hardware.FP16_VECTOR, the record's vector_fp16_tflops), its Vulkan prompts on the matrix
+# units.
+
+ENGINE_VERSION = "1.27.0"
 # data/ (devices, models, efficiency constants, the measurement corpus) lives here.
 ENGINE_PACKAGE = "simulator.engine"

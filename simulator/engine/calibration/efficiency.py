@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Any
 
 from simulator.engine.errors import EngineInputError
-from simulator.engine.hardware import BF16_ACC32, FP8, FP16_ACC16
+from simulator.engine.hardware import BF16_ACC32, FP8, FP16_ACC16, FP16_VECTOR
 from simulator.engine.serve.hardware import CPU, DEVICE_CLASSES, GPU, UNIFIED, DeviceClass
 from simulator.engine.version import ENGINE_PACKAGE
 
@@ -78,7 +78,10 @@ TENSOR_PATH = {
     LLAMA_CPP: FP16_ACC16,
     IK_LLAMA_CPP: FP16_ACC16,
     LLAMA_CPP_VULKAN: FP16_ACC16,
-    LLAMA_CPP_ROCM: FP16_ACC16,
+    # MMQ's integer dot products and FP16 on the vector units: on RDNA 4 the corpus's ROCm
+    # builds read at the vector figure, where Vulkan's coopmat shaders read at the WMMA one
+    # (docs/accuracy.md, "What moved in engine 1.27.0").
+    LLAMA_CPP_ROCM: FP16_VECTOR,
     LLAMA_CPP_SYCL: FP16_ACC16,  # GGML_SYCL_F16: FP16 oneDNN/oneMKL GEMMs
 }
 

@@ -50,7 +50,7 @@ HARDWARE_FIELDS = frozenset(
 GPU_FIELDS = frozenset(
     {"name", "vram_gb", "bf16_tflops", "pcie_gbps", "fp4", "mem_gbps", "fp16_tflops", "fp8_tflops",
      "bf16_sustained_tflops", "fp8_sustained_tflops", "maker", "compute_units",
-     "mem_sustained_gbps"}
+     "mem_sustained_gbps", "vector_fp16_tflops"}
 )  # fmt: skip
 CPU_FIELDS = frozenset({"name", "cores", "mem_gbps", "flops_per_core_cycle", "ghz"})
 UNIFIED_FIELDS = frozenset({"name", "mem_gb", "mem_gbps", "tflops", "maker", "mem_sustained_gbps"})
@@ -61,6 +61,7 @@ FIGURE_BOUNDS: dict[str, tuple[float, float]] = {
     "gpu.bf16_tflops": (0.01, 1_000_000.0),
     "gpu.fp16_tflops": (0.01, 1_000_000.0),
     "gpu.fp8_tflops": (0.01, 1_000_000.0),
+    "gpu.vector_fp16_tflops": (0.01, 1_000_000.0),
     "gpu.bf16_sustained_tflops": (0.01, 1_000_000.0),
     "gpu.fp8_sustained_tflops": (0.01, 1_000_000.0),
     "gpu.pcie_gbps": (0.01, 100_000.0),
@@ -181,6 +182,7 @@ def parse_gpu(value: object) -> GpuSpec:
         raise EngineInputError(field=f"{path}.fp4", message="must be true or false")
     mem_gbps = figures.get("mem_gbps")
     fp16, fp8 = figures.get("fp16_tflops"), figures.get("fp8_tflops")
+    vector_fp16 = figures.get("vector_fp16_tflops")
     bf16_sustained = figures.get("bf16_sustained_tflops")
     fp8_sustained = figures.get("fp8_sustained_tflops")
     if fp8_sustained is not None and fp8 is None:
@@ -196,6 +198,9 @@ def parse_gpu(value: object) -> GpuSpec:
         mem_gbps=None if mem_gbps is None else _figure(figures, "gpu.mem_gbps"),
         fp16_tflops=None if fp16 is None else _figure(figures, "gpu.fp16_tflops"),
         fp8_tflops=None if fp8 is None else _figure(figures, "gpu.fp8_tflops"),
+        vector_fp16_tflops=(
+            None if vector_fp16 is None else _figure(figures, "gpu.vector_fp16_tflops")
+        ),
         bf16_sustained_tflops=(
             None if bf16_sustained is None else _figure(figures, "gpu.bf16_sustained_tflops")
         ),
@@ -355,6 +360,7 @@ def gpu_to_json(gpu: GpuSpec) -> dict[str, Any]:
         # only when known, so requests without it keep their input hash
         **({} if gpu.fp16_tflops is None else {"fp16_tflops": float(gpu.fp16_tflops)}),
         **({} if gpu.fp8_tflops is None else {"fp8_tflops": float(gpu.fp8_tflops)}),
+        **_known("vector_fp16_tflops", gpu.vector_fp16_tflops),
         **_known("bf16_sustained_tflops", gpu.bf16_sustained_tflops),
         **_known("fp8_sustained_tflops", gpu.fp8_sustained_tflops),
         **({} if gpu.maker == DEFAULT_GPU_MAKER else {"maker": gpu.maker}),
