@@ -85,10 +85,7 @@ def _constants_read(setup: Setup, table: Efficiency) -> tuple[Any, ...]:
     read: dict[str, tuple[Any, ...]] = _last_table[1]
     if runtime not in read:
         classes = tuple(table.device_class(runtime, where) for where in (GPU, CPU, UNIFIED))
-        globals_read = (
-            table.routing_pool_fraction,
-            table.network_hop_s,
-        )
+        globals_read = (table.routing_pool_fraction, table.network_hop_s)
         read[runtime] = (*globals_read, runtime, *classes)
     return read[runtime]
 

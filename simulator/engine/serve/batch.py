@@ -90,12 +90,7 @@ class _Shared:
         request = SimulationRequest(
             workload=placed.workload, hardware=hardware, model_config_json=self.model_config_json
         )
-        return run_placed(
-            placed,
-            request,
-            devices,
-            network_hop_s=self.efficiency.network_hop_s,
-        )
+        return run_placed(placed, request, devices, network_hop_s=self.efficiency.network_hop_s)
 
 
 def _layouts(workload: InferWorkload, parts: ModelParts, table: Efficiency) -> Layout:

@@ -308,20 +308,13 @@ ACTIVATION_BYTES_TP = 2  # BF16/FP16 hidden states
 
 
 def tensor_parallel_allreduce_s(
-    *,
-    layers: int,
-    hidden_size: int,
-    tokens: int,
-    tensor_parallel: int,
-    link_gbps: float,
+    *, layers: int, hidden_size: int, tokens: int, tensor_parallel: int, link_gbps: float
 ) -> float:
-    """Seconds of the all-reduces of `tokens` hidden states across T GPUs: two per layer, a
-    ring all-reduce moving 2(T − 1)/T of the message through each GPU's link. None on one
-    GPU. Their fixed latency stays in the runtime's per-layer overhead (docs/model.md,
-    "Tensor parallelism and concurrent requests")."""
+    """Seconds of the all-reduces of `tokens` hidden states across T GPUs: two per layer; a
+    ring all-reduce moves 2(T − 1)/T of the message through each GPU's link. Their fixed
+    latency is part of the runtime's fitted per-layer overhead."""
     if tensor_parallel <= 1:
         return 0.0
     message = tokens * hidden_size * ACTIVATION_BYTES_TP
     per_gpu = 2 * (tensor_parallel - 1) / tensor_parallel * message
-    calls = ALLREDUCES_PER_LAYER * layers
-    return calls * per_gpu / (link_gbps * GB)
+    return ALLREDUCES_PER_LAYER * layers * per_gpu / (link_gbps * GB)

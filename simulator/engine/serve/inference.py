@@ -361,12 +361,7 @@ def simulate_inference(
             model_parts(w.model),
             routing_pool_fraction=table.routing_pool_fraction,
         )
-    result = run_placed(
-        placed,
-        request,
-        devices,
-        network_hop_s=table.network_hop_s,
-    )
+    result = run_placed(placed, request, devices, network_hop_s=table.network_hop_s)
     if w.output_tokens is None:
         return result
     run = serving_run_of(request, partial(simulate_inference, efficiency=table))
